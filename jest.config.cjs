@@ -1,0 +1,18 @@
+/** Jest runs the TypeScript sources as CommonJS through SWC; @nestjs/* ship ES modules only, so they are transformed too. */
+const swc = JSON.parse(require('node:fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
+const swcJs = { ...swc, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } } };
+
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swc],
+    '^.+\\.m?js$': ['@swc/jest', swcJs],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid)/)'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 30000,
+};

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import { ActivityModule } from '../activity/activity.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { JobsModule } from '../jobs/jobs.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
+import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
+import { AdminGuard } from './admin.guard.js';
+
+@Module({
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule],
+  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController],
+  providers: [AdminGuard],
+})
+export class AdminModule {}

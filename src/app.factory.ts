@@ -1,0 +1,40 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import { AppModule, type AppOptions } from './app.module.js';
+import { HttpErrorFilter } from './common/http-error.filter.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Builds the Nest application (without listening): the same for `npm start` and the e2e tests. */
+export async function createApp(options: AppOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', true);
+  app.disable('x-powered-by');
+
+  // /mcp reads its own body (it must answer JSON-RPC errors for every malformed one); the REST side parses JSON here.
+  const json = express.json({ limit: BODY_LIMIT });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/mcp' ? next() : json(req, res, next)));
+
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalFilters(new HttpErrorFilter());
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Reblog MCP admin API')
+      .setDescription('Tenants, projects and credentials of Reblog MCP, and what happened with them.')
+      .setVersion('v1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('admin/v1/docs', app, document, { jsonDocumentUrl: 'admin/v1/openapi.json' });
+  return app;
+}

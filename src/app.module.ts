@@ -1,0 +1,44 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { AdminModule } from './admin/admin.module.js';
+import { ADMIN_TOKEN } from './admin/admin-token.js';
+import type { AppConfig } from './config/config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { DemoModule } from './demo/demo.module.js';
+import { HealthModule } from './health/health.module.js';
+
+export interface AppOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  adminToken: string;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, databaseUrl, adminToken }: AppOptions): DynamicModule {
+    const pretty = !config.production && process.stdout.isTTY;
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            // Requests are counted in metrics and the activity log; per-request log lines would cost more than they tell.
+            autoLogging: false,
+            ...(pretty ? { transport: { target: 'pino-pretty', options: { singleLine: true } } } : {}),
+          },
+          exclude: ['mcp'],
+        }),
+        DatabaseModule.forRoot(databaseUrl),
+        HealthModule,
+        AdminModule,
+        DemoModule,
+      ],
+      providers: [{ provide: ADMIN_TOKEN, useValue: adminToken }],
+      exports: [ADMIN_TOKEN],
+      global: true,
+    };
+  }
+}

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { IsNull, type DataSource, type EntityManager } from 'typeorm';
+import { DomainError } from '../common/domain-error.js';
+import { newId } from '../common/ids.js';
+import { Article, type ArticleStatus } from './article.entity.js';
+import { articleSummary, articleView, type ArticleSummary, type ArticleView } from './article.views.js';
+import { handleFromTitle } from './handles.js';
+
+/** Which project of which account an operation acts on; every query filters by both. */
+export interface ProjectScope {
+  accountId: string;
+  projectId: string;
+}
+
+export interface ListArticlesQuery {
+  page: number;
+  page_size: number;
+  status?: ArticleStatus;
+  search?: string;
+  tag?: string;
+}
+
+export interface ArticleListing {
+  items: ArticleSummary[];
+  pagination: { total: number; page: number; page_size: number; pages: number };
+}
+
+export interface NewArticle {
+  title: string;
+  body?: string;
+  handle?: string;
+  excerpt?: string;
+  tags?: string[];
+  status?: ArticleStatus;
+  published_at?: Date | null;
+  source?: 'human' | 'ai';
+  job_id?: string | null;
+  agent_config_version?: number | null;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class ArticlesService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async list(scope: ProjectScope, q: ListArticlesQuery): Promise<ArticleListing> {
+    const params: unknown[] = [scope.accountId, scope.projectId];
+    const where = ['account_id = $1', 'project_id = $2', 'deleted_at IS NULL'];
+    if (q.status) {
+      params.push(q.status);
+      where.push(`status = $${params.length}`);
+    }
+    if (q.search) {
+      params.push(`%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+      where.push(`(lower(title) LIKE $${params.length} OR handle LIKE $${params.length})`);
+    }
+    if (q.tag) {
+      params.push([q.tag]);
+      where.push(`tags @> $${params.length}`);
+    }
+    const filter = where.join(' AND ');
+    const [{ total }] = (await this.db.query(`SELECT count(*)::int AS total FROM articles WHERE ${filter}`, params)) as { total: number }[];
+    const rows = (await this.db.query(
+      `SELECT id, handle, title, excerpt, status, tags, published_at, updated_at, version FROM articles WHERE ${filter}
+        ORDER BY updated_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, q.page_size, (q.page - 1) * q.page_size],
+    )) as Article[];
+    return {
+      items: rows.map(articleSummary),
+      pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) },
+    };
+  }
+
+  async get(scope: ProjectScope, by: { id?: string; handle?: string }): Promise<ArticleView> {
+    const article = await this.find(this.db.manager, scope, by);
+    if (!article) {
+      throw new DomainError('not_found', by.id ? `No article with id "${by.id}" in this project.` : `No article with handle "${by.handle}" in this project.`);
+    }
+    return articleView(article);
+  }
+
+  async create(scope: ProjectScope, input: NewArticle): Promise<ArticleView> {
+    const now = new Date();
+    const status = input.status ?? 'draft';
+    const base: Omit<Article, 'handle'> = {
+      id: newId(),
+      account_id: scope.accountId,
+      project_id: scope.projectId,
+      title: input.title,
+      excerpt: input.excerpt ?? '',
+      body: input.body ?? '',
+      status,
+      tags: input.tags ?? [],
+      published_at: input.published_at ?? (status === 'published' ? now : null),
+      created_at: now,
+      updated_at: now,
+      version: 1,
+      featured_image_id: null,
+      source: input.source ?? 'human',
+      job_id: input.job_id ?? null,
+      agent_config_version: input.agent_config_version ?? null,
+      deleted_at: null,
+      deleted_by: null,
+    };
+    if (input.handle) {
+      try {
+        return articleView(await this.insert({ ...base, handle: input.handle }));
+      } catch (err) {
+        if (isUniqueViolation(err, 'articles_handle_uq')) {
+          const free = await this.freeHandle(scope, input.handle);
+          throw new DomainError('handle_taken', `The handle "${input.handle}" is already used in this project; "${free}" is free.`, { suggestion: free });
+        }
+        throw err;
+      }
+    }
+    // A derived handle takes the first free suffix; a concurrent create may take it first, so retry.
+    const derived = handleFromTitle(input.title);
+    for (let attempt = 0; ; attempt++) {
+      const handle = await this.freeHandle(scope, derived);
+      try {
+        return articleView(await this.insert({ ...base, handle }));
+      } catch (err) {
+        if (!isUniqueViolation(err, 'articles_handle_uq') || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  /** `handle`, or `handle-2`, `handle-3`... whichever is free first among live articles. */
+  async freeHandle(scope: ProjectScope, handle: string): Promise<string> {
+    const rows = (await this.db.query(
+      `SELECT handle FROM articles WHERE project_id = $1 AND account_id = $2 AND deleted_at IS NULL AND (handle = $3 OR handle ~ ('^' || $4 || '-[0-9]+$'))`,
+      [scope.projectId, scope.accountId, handle, handle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')],
+    )) as { handle: string }[];
+    const taken = new Set(rows.map((r) => r.handle));
+    if (!taken.has(handle)) return handle;
+    for (let n = 2; ; n++) if (!taken.has(`${handle}-${n}`)) return `${handle}-${n}`;
+  }
+
+  async find(manager: EntityManager, scope: ProjectScope, by: { id?: string; handle?: string }): Promise<Article | null> {
+    return manager.findOne(Article, {
+      where: { account_id: scope.accountId, project_id: scope.projectId, deleted_at: IsNull(), ...(by.id ? { id: by.id } : { handle: by.handle }) },
+    });
+  }
+
+  private async insert(article: Article): Promise<Article> {
+    await this.db.createQueryBuilder().insert().into(Article).values(article).execute();
+    return article;
+  }
+}
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = e.code ?? e.driverError?.code;
+  const name = e.constraint ?? e.driverError?.constraint;
+  return code === UNIQUE_VIOLATION && (!constraint || name === constraint);
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { LessThan, type DataSource, type Repository } from 'typeorm';
+import { AccountsService } from '../accounts/accounts.service.js';
+import { DomainError } from '../common/domain-error.js';
+import { newId } from '../common/ids.js';
+import { decodeCursor, toPage, type Page } from '../common/pagination.js';
+import type { ProjectRole, Scope } from '../common/tool-names.js';
+import { ProjectsService } from '../projects/projects.service.js';
+import { Credential, CredentialProject, type CredentialType } from './credential.entity.js';
+import { PrincipalResolver } from './principal.resolver.js';
+import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
+
+export interface CredentialInput {
+  name: string;
+  scopes: Scope[];
+  projects: { project_id: string; role: ProjectRole }[];
+  expiresInSeconds?: number;
+}
+
+export interface CredentialView {
+  id: string;
+  type: CredentialType;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  projects: { project_id: string; role: ProjectRole }[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+/** API keys and grants: created with a secret shown once, listed without it, revoked at once. */
+@Injectable()
+export class CredentialsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectRepository(Credential) private readonly credentials: Repository<Credential>,
+    @InjectRepository(CredentialProject) private readonly links: Repository<CredentialProject>,
+    private readonly accounts: AccountsService,
+    private readonly projects: ProjectsService,
+    private readonly resolver: PrincipalResolver,
+  ) {}
+
+  async create(accountId: string, type: CredentialType, input: CredentialInput): Promise<{ view: CredentialView; secret: string }> {
+    await this.accounts.get(accountId);
+    const ids = input.projects.map((p) => p.project_id);
+    if (new Set(ids).size !== ids.length) {
+      throw new DomainError('validation_failed', 'A project is listed more than once in projects; list each project once with one role.');
+    }
+    const owned = new Set((await this.projects.findOwned(accountId, ids)).map((p) => p.id));
+    const foreign = ids.filter((id) => !owned.has(id));
+    if (foreign.length) {
+      throw new DomainError('unprocessable', `Project(s) ${foreign.join(', ')} do not belong to account ${accountId}; a credential reaches only its own account's projects.`, { project_ids: foreign });
+    }
+    const { secret, hash, visiblePrefix } = newSecret(type === 'api_key' ? KEY_PREFIX : GRANT_PREFIX);
+    const now = new Date();
+    const credential = this.credentials.create({
+      id: newId(),
+      account_id: accountId,
+      type,
+      name: input.name,
+      secret_hash: hash,
+      secret_prefix: visiblePrefix,
+      scopes: [...new Set(input.scopes)],
+      expires_at: input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null,
+      revoked_at: null,
+      created_at: now,
+    });
+    const links = input.projects.map((p) => this.links.create({ credential_id: credential.id, project_id: p.project_id, account_id: accountId, role: p.role }));
+    await this.db.transaction(async (tx) => {
+      await tx.save(credential);
+      if (links.length) await tx.save(links);
+    });
+    return { view: view(credential, links), secret };
+  }
+
+  async list(accountId: string, type: CredentialType, limit = 50, cursor?: string): Promise<Page<CredentialView>> {
+    await this.accounts.get(accountId);
+    const after = decodeCursor(cursor);
+    const rows = await this.credentials.find({
+      where: { account_id: accountId, type, ...(after ? { id: LessThan(after) } : {}) },
+      order: { id: 'DESC' },
+      take: limit + 1,
+    });
+    const links = rows.length ? await this.links.createQueryBuilder('l').where('l.credential_id = ANY(:ids)', { ids: rows.map((r) => r.id) }).getMany() : [];
+    return toPage(rows, limit, (c) => view(c, links.filter((l) => l.credential_id === c.id)));
+  }
+
+  /** Revokes at once in this instance; other instances drop their cached principal within seconds. */
+  async revoke(type: CredentialType, id: string): Promise<void> {
+    const credential = await this.credentials.findOneBy({ id, type });
+    if (!credential) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
+    if (!credential.revoked_at) await this.credentials.update({ id }, { revoked_at: new Date() });
+    this.resolver.forget(credential.secret_hash);
+  }
+}
+
+function view(c: Credential, links: CredentialProject[]): CredentialView {
+  return {
+    id: c.id,
+    type: c.type,
+    name: c.name,
+    prefix: c.secret_prefix,
+    scopes: c.scopes,
+    projects: links.map((l) => ({ project_id: l.project_id, role: l.role })),
+    expires_at: c.expires_at,
+    revoked_at: c.revoked_at,
+    created_at: c.created_at,
+  };
+}

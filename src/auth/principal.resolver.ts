@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { ProjectRole, Scope } from '../common/tool-names.js';
+import { ProjectsService } from '../projects/projects.service.js';
+import type { CredentialType } from './credential.entity.js';
+import type { Principal, ReachableProject } from './principal.js';
+import { hashSecret, sameHash } from './secrets.js';
+
+/** How long a resolved principal is reused before Postgres is asked again. */
+export const PRINCIPAL_TTL_MS = 3_000;
+const MAX_CACHED = 10_000;
+
+interface Row {
+  id: string;
+  account_id: string;
+  type: CredentialType;
+  name: string;
+  secret_hash: Buffer;
+  scopes: Scope[];
+  expires_at: Date | null;
+  projects: { id: string; name: string; role: ProjectRole; disabled_tools: string[] }[] | null;
+}
+
+interface Cached {
+  principal: Principal | null;
+  expiresAt: number;
+  /** A grant's own expiry, checked on every use even while cached. */
+  credentialExpiresAt: number;
+}
+
+/** Turns a bearer secret into a {@link Principal}, with a short cache so the MCP hot path rarely queries. */
+@Injectable()
+export class PrincipalResolver {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    projects: ProjectsService,
+  ) {
+    // A changed project (name, disabled tools) changes what every principal reaching it may do.
+    projects.onChange(() => this.cache.clear());
+  }
+
+  async resolve(bearer: string): Promise<Principal | null> {
+    if (!/^rb[kg]_[A-Za-z0-9_-]{20,100}$/.test(bearer)) return null;
+    const hash = hashSecret(bearer);
+    const key = hash.toString('base64');
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    if (hit && hit.expiresAt > now) return hit.credentialExpiresAt > now ? hit.principal : null;
+
+    const [row] = (await this.db.query(
+      `SELECT c.id, c.account_id, c.type, c.name, c.secret_hash, c.scopes, c.expires_at,
+              (SELECT json_agg(json_build_object('id', p.id, 'name', p.name, 'role', cp.role, 'disabled_tools', p.disabled_tools) ORDER BY p.id)
+                 FROM credential_projects cp JOIN projects p ON p.id = cp.project_id AND p.account_id = c.account_id
+                WHERE cp.credential_id = c.id) AS projects
+         FROM credentials c
+        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
+      [hash],
+    )) as Row[];
+    const principal = row && sameHash(row.secret_hash, hash) ? toPrincipal(row) : null;
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(key, {
+      principal,
+      expiresAt: now + PRINCIPAL_TTL_MS,
+      credentialExpiresAt: row?.expires_at ? new Date(row.expires_at).getTime() : Infinity,
+    });
+    return principal && (!row.expires_at || new Date(row.expires_at).getTime() > now) ? principal : null;
+  }
+
+  /** Drops a credential from the cache (after a revoke in this instance). */
+  forget(secretHash: Buffer): void {
+    this.cache.delete(secretHash.toString('base64'));
+  }
+}
+
+function toPrincipal(row: Row): Principal {
+  const projects = new Map<string, ReachableProject>();
+  for (const p of row.projects ?? []) {
+    projects.set(p.id, { id: p.id, name: p.name, role: p.role, disabledTools: new Set(p.disabled_tools) });
+  }
+  return {
+    accountId: row.account_id,
+    credential: { type: row.type, id: row.id, name: row.name },
+    scopes: new Set(row.scopes),
+    projects,
+  };
+}

@@ -1,0 +1,29 @@
+/** Codes of domain errors; one mapper per transport turns them into HTTP statuses or MCP errors. */
+export type DomainErrorCode =
+  | 'validation_failed'
+  | 'not_found'
+  | 'conflict'
+  | 'version_conflict'
+  | 'handle_taken'
+  | 'unprocessable'
+  | 'forbidden'
+  | 'unauthorized'
+  | 'invalid_state'
+  | 'unavailable';
+
+/** An error a service raises on purpose: a stable `code` and a sentence a person or a model can act on. */
+export class DomainError extends Error {
+  override name = 'DomainError';
+
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+
+  static notFound(what: string, id: string): DomainError {
+    return new DomainError('not_found', `No ${what} with id "${id}".`);
+  }
+}

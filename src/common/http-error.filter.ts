@@ -1,0 +1,65 @@
+import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { DomainError, type DomainErrorCode } from './domain-error.js';
+
+const STATUS: Record<DomainErrorCode, number> = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  version_conflict: 409,
+  handle_taken: 409,
+  invalid_state: 409,
+  unprocessable: 422,
+  unavailable: 503,
+};
+
+const CODE_OF_STATUS: Record<number, string> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/** Maps every error on the REST side to `{"error":{"code","message","details"?}}` with its HTTP status. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly log = new Logger('HttpError');
+
+  catch(err: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const { status, body } = this.map(err);
+    if (status >= 500) this.log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    if (res.headersSent) return;
+    res.status(status).json({ error: body });
+  }
+
+  private map(err: unknown): { status: number; body: { code: string; message: string; details?: unknown } } {
+    if (err instanceof DomainError) {
+      return { status: STATUS[err.code], body: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } };
+    }
+    if (err instanceof HttpException) {
+      const status = err.getStatus();
+      const response = err.getResponse() as string | { message?: string | string[] };
+      const messages = typeof response === 'object' && Array.isArray(response.message) ? response.message : undefined;
+      const message = messages ? `Invalid request: ${messages.join('; ')}.` : typeof response === 'string' ? response : (response.message as string) || err.message;
+      return { status, body: { code: CODE_OF_STATUS[status] ?? 'error', message, ...(messages ? { details: messages } : {}) } };
+    }
+    // Errors of the body parser (too large, malformed JSON, wrong charset) carry an HTTP status.
+    const parserStatus = (err as { status?: number; type?: string }).status;
+    if (typeof parserStatus === 'number' && parserStatus >= 400 && parserStatus < 500) {
+      const message =
+        parserStatus === 413 ? 'The request body is larger than 1 MiB.' : parserStatus === 400 ? 'The request body is not valid JSON.' : (err as Error).message;
+      return { status: parserStatus, body: { code: CODE_OF_STATUS[parserStatus] ?? 'bad_request', message } };
+    }
+    return { status: 500, body: { code: 'internal_error', message: 'Something went wrong on our side; the error is logged. Try again.' } };
+  }
+}

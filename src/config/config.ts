@@ -1,0 +1,150 @@
+import { resolve } from 'node:path';
+
+export type Role = 'api' | 'worker' | 'all';
+export type ProviderKind = 'local' | 'openai';
+
+export interface ProviderConfig {
+  kind: ProviderKind;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+}
+
+/** Every setting of the server, validated once at boot (see docs in README "Configuration"). */
+export interface AppConfig {
+  nodeEnv: string;
+  production: boolean;
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl?: string;
+  dataDir: string;
+  adminToken?: string;
+  allowedOrigins: string[];
+  allowedHosts?: string[];
+  rateLimitPerSecond: number;
+  redisUrl?: string;
+  syncBudgetMs: number;
+  localProviderDelayMs: number;
+  role: Role;
+  writer: ProviderConfig;
+  image: ProviderConfig;
+  logLevel: string;
+  migrationsRun: boolean;
+  seedDemo: boolean;
+  conformanceFixtures: boolean;
+}
+
+/** Thrown when the environment holds a value the server cannot start with. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}; got "${raw}".`);
+  }
+  return raw as T;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false; got "${env[name]}".`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL; got "${raw}".`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL; got "${raw}".`);
+  }
+  return raw;
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function provider(env: Env, prefix: 'WRITER' | 'IMAGE'): ProviderConfig {
+  const kind = oneOf<ProviderKind>(env, `${prefix}_PROVIDER`, 'local', ['local', 'openai']);
+  if (kind === 'local') return { kind };
+  const baseUrl = url(env, `${prefix}_BASE_URL`, ['http:', 'https:']);
+  if (!baseUrl) throw new ConfigError(`${prefix}_BASE_URL is required when ${prefix}_PROVIDER=openai.`);
+  return { kind, baseUrl, apiKey: env[`${prefix}_API_KEY`], model: env[`${prefix}_MODEL`] };
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV || 'development';
+  const production = nodeEnv === 'production';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long.');
+  }
+  if (production && !adminToken) {
+    throw new ConfigError('ADMIN_TOKEN is required when NODE_ENV=production.');
+  }
+  const allowedOrigins = list(env, 'ALLOWED_ORIGINS');
+  for (const origin of allowedOrigins) {
+    try {
+      new URL(origin);
+    } catch {
+      throw new ConfigError(`ALLOWED_ORIGINS must be a comma list of origins such as https://app.example.com; got "${origin}".`);
+    }
+  }
+  const hosts = list(env, 'ALLOWED_HOSTS');
+  const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+  return {
+    nodeEnv,
+    production,
+    port,
+    host,
+    publicUrl,
+    databaseUrl,
+    dataDir: resolve(env.DATA_DIR || './.data'),
+    adminToken,
+    allowedOrigins: allowedOrigins.map((o) => new URL(o).origin),
+    allowedHosts: hosts.length ? hosts.map((h) => h.toLowerCase()) : undefined,
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 5, 1, 1_000_000),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
+    localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),
+    role: oneOf<Role>(env, 'ROLE', 'all', ['api', 'worker', 'all']),
+    writer: provider(env, 'WRITER'),
+    image: provider(env, 'IMAGE'),
+    logLevel,
+    migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
+    seedDemo: bool(env, 'SEED_DEMO', true),
+    conformanceFixtures: bool(env, 'CONFORMANCE_FIXTURES', false),
+  };
+}

@@ -1,0 +1,36 @@
+import type { DataSourceOptions } from 'typeorm';
+import { Account } from '../accounts/account.entity.js';
+import { ActivityEntry } from '../activity/activity-entry.entity.js';
+import { AgentConfig } from '../agents/agent-config.entity.js';
+import { Article, ArticleRevision } from '../articles/article.entity.js';
+import { Credential, CredentialProject } from '../auth/credential.entity.js';
+import { Job } from '../jobs/job.entity.js';
+import { McpSession } from '../mcp/mcp-session.entity.js';
+import { Media } from '../media/media.entity.js';
+import { Project } from '../projects/project.entity.js';
+import { InitialSchema1764500000000 } from './migrations/1764500000000-initial-schema.js';
+
+export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
+export const MIGRATIONS = [InitialSchema1764500000000];
+
+/** The one set of DataSource options, used by Nest, the migration command and the tests. */
+export function dataSourceOptions(url: string, overrides: { poolSize?: number } = {}): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error', 'warn'],
+    extra: {
+      max: overrides.poolSize ?? 20,
+      // Fail fast when the database is away instead of queueing requests forever.
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 15_000,
+      idle_in_transaction_session_timeout: 30_000,
+      application_name: 'reblog-mcp',
+    },
+  };
+}

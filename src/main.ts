@@ -1,0 +1,79 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { resolveAdminToken } from './admin/admin-token.js';
+import { createApp } from './app.factory.js';
+import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
+import { checkDatabase } from './database/check-database.js';
+import { EmbeddedPostgres } from './database/embedded-postgres.js';
+import { migrate } from './database/migrate.js';
+import { DemoSeed } from './demo/demo-seed.js';
+import { LifecycleService } from './health/lifecycle.service.js';
+
+const say = (line: string) => process.stdout.write(line + '\n');
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`Configuration error: ${err.message}`);
+    throw err;
+  }
+
+  let embedded: EmbeddedPostgres | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    try {
+      embedded = await EmbeddedPostgres.start({ dir: join(config.dataDir, 'postgres') });
+    } catch (err) {
+      fail(`Reblog MCP could not start its embedded PostgreSQL: ${(err as Error).message}`);
+    }
+    databaseUrl = embedded.url;
+  }
+  let app: NestExpressApplication | undefined;
+  const stop = async (code: number) => {
+    await app?.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  try {
+    await checkDatabase(databaseUrl);
+    if (config.migrationsRun) await migrate(databaseUrl);
+    const admin = resolveAdminToken(config);
+    app = await createApp({ config, databaseUrl, adminToken: admin.token });
+    await app.listen(config.port, config.host);
+
+    const demo = config.seedDemo ? await app.get(DemoSeed).seedIfEmpty() : null;
+    const mcpUrl = `${config.publicUrl}/mcp`;
+    say(`Reblog MCP ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${mcpUrl}`);
+    say(`Admin API: ${config.publicUrl}/admin/v1 (docs at ${config.publicUrl}/admin/v1/docs)`);
+    if (admin.file) say(`Admin token: in ${admin.file}${admin.generated ? ' (generated now)' : ''}`);
+    if (demo && !config.production) {
+      say(`Demo tenant created. API key (shown once): ${demo.key}`);
+      say(`Connect Claude Code: claude mcp add --transport http reblog ${mcpUrl} --header "Authorization: Bearer ${demo.key}"`);
+    }
+  } catch (err) {
+    process.stderr.write(`Reblog MCP could not start: ${(err as Error).message}\n`);
+    await stop(1);
+  }
+
+  // Drain on SIGTERM/SIGINT: readiness goes false, in-flight requests and the activity log finish, then exit 0.
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      app?.get(LifecycleService).startDraining();
+      void stop(0);
+    });
+  }
+}
+
+function fail(message: string): never {
+  process.stderr.write(message + '\n');
+  process.exit(1);
+}
+
+void main();

@@ -1,0 +1,13 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity('mcp_sessions')
+export class McpSession {
+  @PrimaryColumn('text') id: string;
+  @Column('uuid') account_id: string;
+  @Column('uuid') credential_id: string;
+  @Column('text') protocol_version: string;
+  @Column('text', { nullable: true }) client_name: string | null;
+  @Column('text', { nullable: true }) client_version: string | null;
+  @Column('timestamptz') created_at: Date;
+  @Column('timestamptz', { nullable: true }) ended_at: Date | null;
+}

@@ -1,0 +1,23 @@
+import './resolve-ts';
+import { mkdtempSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { migrate } from '../../src/database/migrate';
+
+/** One real PostgreSQL per test run: the embedded one in a temp folder, unless DATABASE_URL is set. */
+export default async function globalSetup(): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    const dir = mkdtempSync(join(tmpdir(), 'reblog-test-'));
+    chmodSync(dir, 0o755);
+    const db = await EmbeddedPostgres.start({
+      dir: join(dir, 'pg'),
+      database: 'reblog_test',
+      // Durability is not what the tests measure; speed is what they need.
+      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' },
+    });
+    process.env.DATABASE_URL = db.url;
+    (globalThis as Record<string, unknown>).__REBLOG_TEST_DB__ = { db, dir };
+  }
+  await migrate(process.env.DATABASE_URL);
+}

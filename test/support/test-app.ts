@@ -1,0 +1,39 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { loadConfig, type AppConfig } from '../../src/config/config';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  adminToken: string;
+  /** supertest bound to the running server */
+  http: ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+/** Boots the real app on the test run's Postgres, listening on a free loopback port. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const adminToken = 'test-admin-' + randomBytes(12).toString('hex');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: process.env.DATABASE_URL,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'reblog-data-')),
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    RATE_LIMIT_PER_SECOND: '100000',
+    ...env,
+  });
+  const app = await createApp({ config, databaseUrl: config.databaseUrl!, adminToken });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return { app, config, baseUrl, adminToken, http: request(baseUrl), close: () => app.close() };
+}
