@@ -1,5 +1,5 @@
-import { startTestApp, type TestApp } from '../support/test-app';
-import { admin, createTenant } from '../support/fixtures';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { admin, createTenant } from '../support/fixtures.js';
 
 describe('admin API (smoke)', () => {
   let t: TestApp;

@@ -1,9 +1,9 @@
-import './resolve-ts';
+import './resolve-ts.js';
 import { mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { migrate } from '../../src/database/migrate';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { migrate } from '../../src/database/migrate.js';
 
 /** One real PostgreSQL per test run: the embedded one in a temp folder, unless DATABASE_URL is set. */
 export default async function globalSetup(): Promise<void> {

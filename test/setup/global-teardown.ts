@@ -1,6 +1,6 @@
-import './resolve-ts';
+import './resolve-ts.js';
 import { rmSync } from 'node:fs';
-import type { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import type { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 
 export default async function globalTeardown(): Promise<void> {
   const state = (globalThis as Record<string, unknown>).__REBLOG_TEST_DB__ as { db: EmbeddedPostgres; dir: string } | undefined;

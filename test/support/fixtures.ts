@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { TestApp } from './test-app';
+import type { TestApp } from './test-app.js';
 
 export type Role = 'viewer' | 'editor' | 'owner';
 export type Scope = 'read' | 'write' | 'generate' | 'delete';
