@@ -2,6 +2,19 @@
 const swc = JSON.parse(require('node:fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
 const swcJs = { ...swc, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } } };
 
+// moduleNameMapper does not reach globalSetup/globalTeardown, which Jest requires in this process:
+// resolve their `./x.js` imports to `./x.ts` here.
+const Module = require('node:module');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  try {
+    return resolve.call(this, request, ...rest);
+  } catch (err) {
+    if (request.startsWith('.') && request.endsWith('.js')) return resolve.call(this, request.slice(0, -3), ...rest);
+    throw err;
+  }
+};
+
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',

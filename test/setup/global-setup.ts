@@ -1,4 +1,3 @@
-import './resolve-ts.js';
 import { mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

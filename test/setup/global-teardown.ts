@@ -1,4 +1,3 @@
-import './resolve-ts.js';
 import { rmSync } from 'node:fs';
 import type { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 
