@@ -93,7 +93,8 @@ export class CredentialsController {
   @Post('accounts/:account_id/grants')
   async createGrant(@Param('account_id', uuid) accountId: string, @Body() body: CreateGrantDto) {
     const { view, secret } = await this.credentials.create(accountId, 'grant', { ...body, name: body.client_name, expiresInSeconds: body.expires_in });
-    const { revoked_at: _revoked, ...shown } = grantView(view);
+    // The contract's creation answer: the token itself, so neither its prefix nor a revocation time.
+    const { revoked_at: _revoked, token_prefix: _prefix, ...shown } = grantView(view);
     return { ...shown, access_token: secret };
   }
 

@@ -46,6 +46,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (err instanceof DomainError) {
       return { status: STATUS[err.code], body: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } };
     }
+    // Errors of the body parser (too large, malformed JSON, wrong charset) carry an HTTP status; Nest wraps them in an
+    // HttpException whose message is the parser's own ("request entity too large"), which tells a person little.
+    const parser = bodyParserError(err instanceof HttpException ? err.cause : err);
+    if (parser) return parser;
     if (err instanceof HttpException) {
       const status = err.getStatus();
       const response = err.getResponse() as string | { message?: string | string[] };
@@ -53,13 +57,22 @@ export class HttpErrorFilter implements ExceptionFilter {
       const message = messages ? `Invalid request: ${messages.join('; ')}.` : typeof response === 'string' ? response : (response.message as string) || err.message;
       return { status, body: { code: CODE_OF_STATUS[status] ?? 'error', message, ...(messages ? { details: messages } : {}) } };
     }
-    // Errors of the body parser (too large, malformed JSON, wrong charset) carry an HTTP status.
-    const parserStatus = (err as { status?: number; type?: string }).status;
-    if (typeof parserStatus === 'number' && parserStatus >= 400 && parserStatus < 500) {
-      const message =
-        parserStatus === 413 ? 'The request body is larger than 1 MiB.' : parserStatus === 400 ? 'The request body is not valid JSON.' : (err as Error).message;
-      return { status: parserStatus, body: { code: CODE_OF_STATUS[parserStatus] ?? 'bad_request', message } };
+    // Other http-errors that reach the filter unwrapped keep their client status.
+    const rawStatus = (err as { status?: unknown } | undefined)?.status;
+    if (typeof rawStatus === 'number' && rawStatus >= 400 && rawStatus < 500) {
+      return { status: rawStatus, body: { code: CODE_OF_STATUS[rawStatus] ?? 'bad_request', message: (err as Error).message } };
     }
     return { status: 500, body: { code: 'internal_error', message: 'Something went wrong on our side; the error is logged. Try again.' } };
   }
+}
+
+/** body-parser's errors: an http-errors object with a `type` such as `entity.too.large` or `entity.parse.failed`. */
+function bodyParserError(err: unknown): { status: number; body: { code: string; message: string } } | undefined {
+  const { status, type } = (err ?? {}) as { status?: unknown; type?: unknown };
+  if (typeof status !== 'number' || typeof type !== 'string' || status < 400 || status >= 500) return undefined;
+  if (type === 'entity.too.large') return { status, body: { code: 'payload_too_large', message: 'The request body is larger than 1 MiB.' } };
+  if (type === 'entity.parse.failed') {
+    return { status, body: { code: 'invalid_json', message: `The request body is not valid JSON (${(err as Error).message}).` } };
+  }
+  return { status, body: { code: CODE_OF_STATUS[status] ?? 'bad_request', message: (err as Error).message } };
 }
