@@ -7,6 +7,8 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
+import { McpModule } from './mcp/mcp.module.js';
+import { ToolsModule } from './tools/tools.module.js';
 
 export interface AppOptions {
   config: AppConfig;
@@ -34,6 +36,8 @@ export class AppModule {
         DatabaseModule.forRoot(databaseUrl),
         HealthModule,
         AdminModule,
+        McpModule,
+        ToolsModule,
         DemoModule,
       ],
       providers: [{ provide: ADMIN_TOKEN, useValue: adminToken }],

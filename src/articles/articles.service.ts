@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsNull, type DataSource, type EntityManager } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
-import { newId } from '../common/ids.js';
+import { isUuid, newId } from '../common/ids.js';
 import { Article, type ArticleStatus } from './article.entity.js';
 import { articleSummary, articleView, type ArticleSummary, type ArticleView } from './article.views.js';
 import { handleFromTitle } from './handles.js';
@@ -73,8 +73,18 @@ export class ArticlesService {
     };
   }
 
+  /** Live articles per project, for the projects given (of one account). */
+  async countByProject(accountId: string, projectIds: string[]): Promise<Map<string, number>> {
+    const rows = (await this.db.query(
+      `SELECT project_id, count(*)::int AS n FROM articles WHERE account_id = $1 AND project_id = ANY($2) AND deleted_at IS NULL GROUP BY project_id`,
+      [accountId, projectIds],
+    )) as { project_id: string; n: number }[];
+    return new Map(rows.map((r) => [r.project_id, r.n]));
+  }
+
   async get(scope: ProjectScope, by: { id?: string; handle?: string }): Promise<ArticleView> {
-    const article = await this.find(this.db.manager, scope, by);
+    // An id that is not a UUID names no article, like any other unknown id.
+    const article = by.id !== undefined && !isUuid(by.id) ? null : await this.find(this.db.manager, scope, by);
     if (!article) {
       throw new DomainError('not_found', by.id ? `No article with id "${by.id}" in this project.` : `No article with handle "${by.handle}" in this project.`);
     }

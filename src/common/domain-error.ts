@@ -1,6 +1,7 @@
 /** Codes of domain errors; one mapper per transport turns them into HTTP statuses or MCP errors. */
 export type DomainErrorCode =
   | 'validation_failed'
+  | 'invalid_arguments'
   | 'not_found'
   | 'conflict'
   | 'version_conflict'

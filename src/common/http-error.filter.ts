@@ -4,6 +4,7 @@ import { DomainError, type DomainErrorCode } from './domain-error.js';
 
 const STATUS: Record<DomainErrorCode, number> = {
   validation_failed: 400,
+  invalid_arguments: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

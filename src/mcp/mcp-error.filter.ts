@@ -1,0 +1,36 @@
+import { ArgumentsHost, Catch, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import type { Outcome } from '../activity/activity-entry.entity.js';
+import { errorBody, RpcCode, RpcError } from './json-rpc.js';
+import type { McpRequest } from './mcp-request.js';
+import { McpResponder } from './mcp-responder.js';
+
+/** Every refusal on /mcp is a JSON-RPC error body with its HTTP status, recorded when the caller is known. */
+@Catch()
+export class McpErrorFilter implements ExceptionFilter {
+  private readonly log = new Logger('Mcp');
+
+  constructor(private readonly responder: McpResponder) {}
+
+  catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const req = host.switchToHttp().getRequest<McpRequest>();
+    const res = host.switchToHttp().getResponse<Response>();
+    let err: RpcError;
+    if (exception instanceof RpcError) err = exception;
+    else {
+      this.log.error((exception as Error)?.stack ?? String(exception));
+      err = new RpcError(RpcCode.InternalError, 'Internal error; it is logged. Try again.', 500);
+    }
+    const message = req.mcp?.message as { method?: unknown; params?: { name?: unknown } } | undefined;
+    const method = typeof message?.method === 'string' ? message.method : '(invalid)';
+    const name = method === 'tools/call' ? message?.params?.name : undefined;
+    const recorded = { method, tool: typeof name === 'string' ? name.slice(0, 100) : null, outcome: outcomeOf(err), error: { code: err.code, message: err.message } };
+    return this.responder.send(req, res, err.httpStatus, errorBody(req.mcp?.id ?? null, err.code, err.message, err.data), recorded, err.headers);
+  }
+}
+
+function outcomeOf(err: RpcError): Outcome {
+  if (err.code === RpcCode.RateLimited) return 'rate_limited';
+  if (err.httpStatus === 403 || err.httpStatus === 401) return 'denied';
+  return 'invalid';
+}

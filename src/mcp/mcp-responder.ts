@@ -1,0 +1,49 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import type { Outcome } from '../activity/activity-entry.entity.js';
+import { ActivityService } from '../activity/activity.service.js';
+import type { McpRequest } from './mcp-request.js';
+
+export interface Recorded {
+  method: string;
+  tool?: string | null;
+  projectId?: string | null;
+  outcome: Outcome;
+  error?: { code: number; message: string } | null;
+}
+
+/**
+ * Sends every /mcp answer, after its activity-log entry is durable: a response the client saw is
+ * never missing from the log.
+ */
+@Injectable()
+export class McpResponder {
+  private readonly log = new Logger('McpActivity');
+
+  constructor(private readonly activity: ActivityService) {}
+
+  async send(req: McpRequest, res: Response, status: number, body: string | null, recorded: Recorded | null, headers?: Record<string, string>): Promise<void> {
+    const state = req.mcp;
+    if (state.principal && recorded) {
+      await this.activity
+        .record({
+          accountId: state.principal.accountId,
+          credential: state.principal.credential,
+          client: state.client ?? null,
+          sessionId: state.sessionId ?? null,
+          method: recorded.method,
+          tool: recorded.tool ?? null,
+          projectId: recorded.projectId ?? null,
+          outcome: recorded.outcome,
+          error: recorded.error ?? null,
+          durationMs: performance.now() - state.startedAt,
+        })
+        .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
+    }
+    if (res.headersSent) return;
+    if (headers) res.set(headers);
+    res.status(status);
+    if (body === null) res.end();
+    else res.type('application/json').send(body);
+  }
+}

@@ -1,0 +1,73 @@
+import { DiscoveryService } from '@nestjs/core';
+import type { ReachableProject, Principal } from '../auth/principal.js';
+import type { ProjectRole, Scope } from '../common/tool-names.js';
+
+/** A JSON Schema of an object (the subset the tools use). */
+export interface ObjectSchema {
+  type: 'object';
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+  additionalProperties?: boolean;
+  [keyword: string]: unknown;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** Everything the catalogue publishes and enforces about one tool: one declaration, one source of truth. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** Published as `inputSchema` and compiled into the validator. Never mentions `project_id`. */
+  input: ObjectSchema;
+  /** Published as `outputSchema` when the result has a fixed shape. */
+  output?: ObjectSchema;
+  scope: Scope;
+  /** The lowest project role that may run the tool. */
+  role: ProjectRole;
+  /** Acts on one project, chosen by `project_id` or inferred. */
+  projectScoped: boolean;
+  /** Accepts object values in arguments it does not declare (none of today's tools). */
+  richBody?: boolean;
+  /** Overrides the annotations derived from the verb. */
+  annotations?: ToolAnnotations;
+}
+
+/** What a tool's handler receives besides its arguments. */
+export interface ToolContext {
+  principal: Principal;
+  /** The resolved project of a project-scoped tool. */
+  project: ReachableProject;
+  /** Projects where this credential may run this tool (role high enough, tool not disabled). */
+  allowedProjects: ReachableProject[];
+  /** Aborted when the client cancels the call or disconnects. */
+  signal: AbortSignal;
+  /** Reports progress (0..1) to a client that asked for it; a no-op otherwise. */
+  progress(fraction: number, message?: string): void;
+}
+
+/** An MCP content block (text, image, audio, resource...). */
+export type ContentBlock = Record<string, unknown> & { type: string };
+
+/** A tool answer with more than the JSON text block: extra content, or raw content (conformance fixtures). */
+export class ToolReply {
+  constructor(
+    readonly value: Record<string, unknown> | null,
+    readonly extraContent: ContentBlock[] = [],
+    readonly rawContent?: ContentBlock[],
+  ) {}
+}
+
+/** A tool provider: a thin adapter from arguments to a domain service. */
+export interface McpToolHandler<Args = any> {
+  run(args: Args, ctx: ToolContext): Promise<object | ToolReply>;
+}
+
+/** Marks a provider as an MCP tool; the catalogue discovers it at boot. */
+export const McpTool = DiscoveryService.createDecorator<ToolDefinition>();

@@ -1,0 +1,27 @@
+import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ActivityModule } from '../activity/activity.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { CatalogueService } from './catalogue.service.js';
+import { McpBodyMiddleware } from './mcp-body.middleware.js';
+import { McpErrorFilter } from './mcp-error.filter.js';
+import { McpMethods } from './mcp-methods.js';
+import { McpResponder } from './mcp-responder.js';
+import { McpController } from './mcp.controller.js';
+import { CredentialGuard, OriginGuard } from './mcp.guards.js';
+import { SessionsService } from './sessions.service.js';
+import { ToolDispatcher } from './tool-dispatcher.js';
+import { WellKnownController } from './well-known.controller.js';
+
+/** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
+@Module({
+  imports: [DiscoveryModule, AuthModule, ActivityModule],
+  controllers: [McpController, WellKnownController],
+  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard],
+  exports: [CatalogueService],
+})
+export class McpModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(McpBodyMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Outcome } from '../activity/activity-entry.entity.js';
+import type { Principal, ReachableProject } from '../auth/principal.js';
+import { DomainError } from '../common/domain-error.js';
+import { guardArguments } from './argument-guard.js';
+import { CatalogueService, describeSchemaError, permits, type CatalogueTool } from './catalogue.service.js';
+import { RpcCode, RpcError } from './json-rpc.js';
+import { ToolReply, type ContentBlock } from './mcp-tool.decorator.js';
+
+export interface ToolCallInput {
+  principal: Principal;
+  params: unknown;
+  signal: AbortSignal;
+  progress: (fraction: number, message?: string) => void;
+}
+
+export interface ToolCallOutput {
+  result: Record<string, unknown>;
+  outcome: Outcome;
+  tool: string;
+  projectId: string | null;
+}
+
+/** `tools/call`: find the tool, route the project, guard and validate the arguments, run, shape the result. */
+@Injectable()
+export class ToolDispatcher {
+  private readonly log = new Logger(ToolDispatcher.name);
+
+  constructor(private readonly catalogue: CatalogueService) {}
+
+  async call({ principal, params, signal, progress }: ToolCallInput): Promise<ToolCallOutput> {
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
+    const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
+    const tool = this.catalogue.find(principal, name);
+    if (!tool) throw RpcError.invalidParams(`Unknown tool: ${name}`);
+    const { definition } = tool;
+
+    const args = guardArguments(rawArgs, definition.input, definition.richBody);
+    const project = this.route(principal, tool, args);
+    // The handler gets the resolved project, never the caller's project_id.
+    delete args.project_id;
+    const allowed = this.catalogue.allowedProjects(principal, definition);
+    const projectId = project?.id ?? null;
+    const fail = (code: string, message: string, outcome: Outcome): ToolCallOutput => ({ result: toolError(code, message), outcome, tool: name, projectId });
+
+    if (project && !permits(project, definition)) {
+      const where = allowed.map((p) => `"${p.name}" (${p.id})`).join(', ');
+      const why = project.disabledTools.has(name) ? `${name} is disabled in project "${project.name}"` : `your role in project "${project.name}" is ${project.role}; ${name} needs ${definition.role} or higher`;
+      return fail('forbidden', `You cannot run ${name} here: ${why}. It can run in: ${where}.`, 'denied');
+    }
+    if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
+
+    try {
+      const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress });
+      return { ...shape(reply), tool: name, projectId };
+    } catch (err) {
+      if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error');
+      if (err instanceof RpcError) throw err;
+      this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      throw new RpcError(RpcCode.InternalError, `Internal error while running ${name}; it is logged. Try again, or report it if it persists.`);
+    }
+  }
+
+  /** Project routing: infer one, require one of several, refuse ids outside the credential. */
+  private route(principal: Principal, tool: CatalogueTool, args: Record<string, unknown>): ReachableProject | undefined {
+    const given = args.project_id;
+    let project: ReachableProject | undefined;
+    if (given !== undefined) {
+      project = typeof given === 'string' ? principal.projects.get(given) : undefined;
+      if (!project) throw RpcError.invalidParams(`Unknown project "${typeof given === 'string' ? given : JSON.stringify(given)}" for this credential.`);
+    }
+    if (!tool.definition.projectScoped) return undefined;
+    if (project) return project;
+    if (principal.projects.size === 1) return principal.projects.values().next().value;
+    throw RpcError.invalidParams(`project_id is required: this credential reaches ${principal.projects.size} projects; call list_projects`);
+  }
+}
+
+export function toolError(code: string, message: string): Record<string, unknown> {
+  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message } }, null, 2) }], isError: true };
+}
+
+function shape(reply: object | ToolReply): { result: Record<string, unknown>; outcome: Outcome } {
+  if (reply instanceof ToolReply && reply.rawContent) return { result: { content: reply.rawContent }, outcome: 'ok' };
+  const value = (reply instanceof ToolReply ? reply.value! : reply) as Record<string, unknown>;
+  const extra: ContentBlock[] = reply instanceof ToolReply ? reply.extraContent : [];
+  return {
+    result: { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value },
+    outcome: value.status === 'setup_required' ? 'setup_required' : 'ok',
+  };
+}

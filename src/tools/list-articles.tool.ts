@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { ARTICLE_STATUSES } from '../articles/article.entity.js';
+import { ArticlesService, type ListArticlesQuery } from '../articles/articles.service.js';
+import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
+
+@McpTool({
+  name: 'list_articles',
+  title: 'List articles',
+  description:
+    'List articles in a project, newest update first. Supports pagination (page, page_size), filtering by status and tag, and search by title/handle (case-insensitive substring).',
+  input: {
+    type: 'object',
+    properties: {
+      page: { type: 'integer', minimum: 1, default: 1 },
+      page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      status: { type: 'string', enum: [...ARTICLE_STATUSES] },
+      search: { type: 'string', minLength: 1, maxLength: 200, description: 'Substring of the title or handle, case-insensitive.' },
+      tag: { type: 'string', minLength: 1, maxLength: 50 },
+    },
+  },
+  output: {
+    type: 'object',
+    properties: {
+      items: { type: 'array', items: ARTICLE_SUMMARY_SCHEMA },
+      pagination: {
+        type: 'object',
+        properties: { total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, pages: { type: 'integer' } },
+        required: ['total', 'page', 'page_size', 'pages'],
+      },
+    },
+    required: ['items', 'pagination'],
+  },
+  scope: 'read',
+  role: 'viewer',
+  projectScoped: true,
+})
+@Injectable()
+export class ListArticlesTool implements McpToolHandler<ListArticlesQuery> {
+  constructor(private readonly articles: ArticlesService) {}
+
+  run(args: ListArticlesQuery, { principal, project }: ToolContext) {
+    return this.articles.list({ accountId: principal.accountId, projectId: project.id }, args);
+  }
+}

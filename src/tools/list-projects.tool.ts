@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { ArticlesService } from '../articles/articles.service.js';
+import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+
+@McpTool({
+  name: 'list_projects',
+  title: 'List projects',
+  description: 'List the projects this connection reaches, with your role and the number of articles in each. Use an id from here as project_id in the other tools.',
+  input: { type: 'object', properties: {} },
+  output: {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { id: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: ['viewer', 'editor', 'owner'] }, article_count: { type: 'integer' } },
+          required: ['id', 'name', 'role', 'article_count'],
+        },
+      },
+    },
+    required: ['items'],
+  },
+  scope: 'read',
+  role: 'viewer',
+  projectScoped: false,
+})
+@Injectable()
+export class ListProjectsTool implements McpToolHandler {
+  constructor(private readonly articles: ArticlesService) {}
+
+  async run(_args: unknown, { principal, allowedProjects }: ToolContext) {
+    const counts = await this.articles.countByProject(principal.accountId, allowedProjects.map((p) => p.id));
+    return { items: allowedProjects.map((p) => ({ id: p.id, name: p.name, role: p.role, article_count: counts.get(p.id) ?? 0 })) };
+  }
+}
