@@ -22,7 +22,8 @@ export class McpErrorFilter implements ExceptionFilter {
       err = new RpcError(RpcCode.InternalError, 'Internal error; it is logged. Try again.', 500);
     }
     const message = req.mcp?.message as { method?: unknown; params?: { name?: unknown } } | undefined;
-    const method = typeof message?.method === 'string' ? message.method : '(invalid)';
+    // A bodiless request (DELETE, GET...) is recorded by its HTTP method.
+    const method = typeof message?.method === 'string' ? message.method : req.method === 'POST' ? '(invalid)' : req.method;
     const name = method === 'tools/call' ? message?.params?.name : undefined;
     const recorded = { method, tool: typeof name === 'string' ? name.slice(0, 100) : null, outcome: outcomeOf(err), error: { code: err.code, message: err.message } };
     return this.responder.send(req, res, err.httpStatus, errorBody(req.mcp?.id ?? null, err.code, err.message, err.data), recorded, err.headers);

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { All, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { errorBody, resultBody, RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
@@ -7,7 +7,7 @@ import type { McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
 import { CredentialGuard, OriginGuard } from './mcp.guards.js';
-import { versionFromHeader } from './protocol-version.js';
+import { requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 
 /**
@@ -35,9 +35,11 @@ export class McpController {
       state.sessionId = session.id;
       state.client = session.client;
     }
+    // The protocol version is checked before the JSON-RPC envelope (spec/mcp.md "Order of checks").
+    const parsed = state.message as { method?: unknown } | null | undefined;
+    requestVersion(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed.method : undefined, header(req, 'mcp-protocol-version'));
     const message = envelope(req);
     const method = message.method;
-    if (method !== 'initialize') versionFromHeader(header(req, 'mcp-protocol-version'));
 
     // Notifications and the client's responses are acknowledged without a body.
     if (method === undefined || !('id' in message)) {
@@ -53,8 +55,9 @@ export class McpController {
   }
 
   @Get()
-  get(@Res() res: Response): void {
-    res.status(405).set('Allow', 'POST, DELETE').type('application/json').send(errorBody(null, RpcCode.ServerError, 'Method not allowed: this server offers no server-initiated stream; POST JSON-RPC messages to /mcp.'));
+  @UseGuards(OriginGuard, CredentialGuard)
+  get(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    return this.notAllowed(req, res, 'Method not allowed: this server offers no server-initiated stream; POST JSON-RPC messages to /mcp.');
   }
 
   @Delete()
@@ -67,6 +70,18 @@ export class McpController {
     req.mcp.sessionId = sessionId;
     return this.responder.send(req, res, 204, null, { method: 'DELETE', outcome: 'ok' });
   }
+
+  /** Any other HTTP method: a JSON-RPC error too, never the framework's HTML or REST error. Declared last so it only takes what the others leave. */
+  @All()
+  @UseGuards(OriginGuard, CredentialGuard)
+  other(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    return this.notAllowed(req, res, `Method not allowed: ${req.method} /mcp is not served; POST JSON-RPC messages to /mcp.`);
+  }
+
+  private notAllowed(req: McpRequest, res: Response, message: string): Promise<void> {
+    const error = { code: RpcCode.ServerError, message };
+    return this.responder.send(req, res, 405, errorBody(null, error.code, message), { method: req.method, outcome: 'invalid', error }, { Allow: 'POST, DELETE' });
+  }
 }
 
 /** The JSON-RPC envelope checks, after the credential and session are known (so they are logged). */
@@ -75,7 +90,8 @@ function envelope(req: McpRequest): RpcMessage {
   if (state.parseError) throw new RpcError(state.parseError.code, state.parseError.message, state.parseError.status);
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new RpcError(RpcCode.InvalidRequest, 'Invalid request: send the JSON-RPC message with Content-Type: application/json.', 415);
+    // 400 like every -32600 (spec/mcp.md "HTTP status of JSON-RPC errors"), not 415.
+    throw new RpcError(RpcCode.InvalidRequest, 'Invalid request: send the JSON-RPC message with Content-Type: application/json.', 400);
   }
   const message = state.message;
   if (Array.isArray(message)) throw new RpcError(RpcCode.InvalidRequest, 'Batches are not supported', 400);

@@ -54,7 +54,8 @@ export class CredentialGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<McpRequest>();
     const header = req.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    // The auth scheme is case-insensitive (RFC 7235).
+    const token = header && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
     const principal = token ? await this.resolver.resolve(token) : null;
     if (!principal) {
       throw new RpcError(

@@ -21,6 +21,14 @@ export function negotiate(requested: unknown): ProtocolVersion {
   return isSupported(requested) ? requested : LATEST_VERSION;
 }
 
+/**
+ * The version a request speaks: `initialize` negotiates it in its params (null here), every other
+ * request names it in its `MCP-Protocol-Version` header.
+ */
+export function requestVersion(method: unknown, header: string | undefined): ProtocolVersion | null {
+  return method === 'initialize' ? null : versionFromHeader(header);
+}
+
 /** The version a non-initialize request speaks, from its header; an unsupported one is a 400. */
 export function versionFromHeader(header: string | undefined): ProtocolVersion {
   if (header === undefined || header === '') return DEFAULT_HEADER_VERSION;

@@ -21,7 +21,7 @@ export function rpc(t: TestApp, token: string | null, body: unknown, headers: Re
 }
 
 /** The JSON value inside a tool result's single text block. */
-export function toolJson(result: { content?: unknown }): any {
+export function toolJson(result: any): any {
   const content = result.content as { type: string; text: string }[];
   return JSON.parse(content[0].text);
 }
