@@ -1,14 +1,8 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { resolveAdminToken } from './admin/admin-token.js';
-import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
-import { checkDatabase } from './database/check-database.js';
-import { EmbeddedPostgres } from './database/embedded-postgres.js';
-import { migrate } from './database/migrate.js';
-import { DemoSeed } from './demo/demo-seed.js';
-import { LifecycleService } from './health/lifecycle.service.js';
+import type { EmbeddedPostgres } from './database/embedded-postgres.js';
 
 const say = (line: string) => process.stdout.write(line + '\n');
 
@@ -21,6 +15,16 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(`Configuration error: ${err.message}`);
     throw err;
   }
+  // Loading Nest, TypeORM and the app takes seconds: only once the configuration is known to be good.
+  const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { EmbeddedPostgres }, { migrate }, { DemoSeed }, { LifecycleService }] = await Promise.all([
+    import('./admin/admin-token.js'),
+    import('./app.factory.js'),
+    import('./database/check-database.js'),
+    import('./database/embedded-postgres.js'),
+    import('./database/migrate.js'),
+    import('./demo/demo-seed.js'),
+    import('./health/lifecycle.service.js'),
+  ]);
 
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
