@@ -8,7 +8,7 @@ import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
   name: 'list_articles',
   title: 'List articles',
   description:
-    'List articles in a project, newest update first. Supports pagination (page, page_size), filtering by status and tag, and search by title/handle (case-insensitive substring).',
+    'List articles in a project. Supports pagination, search by title/handle, filtering by status and tag. Newest update first; search is a case-insensitive substring of the title or the handle.',
   input: {
     type: 'object',
     properties: {
