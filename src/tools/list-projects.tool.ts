@@ -29,8 +29,10 @@ import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.
 export class ListProjectsTool implements McpToolHandler {
   constructor(private readonly articles: ArticlesService) {}
 
-  async run(_args: unknown, { principal, allowedProjects }: ToolContext) {
-    const counts = await this.articles.countByProject(principal.accountId, allowedProjects.map((p) => p.id));
-    return { items: allowedProjects.map((p) => ({ id: p.id, name: p.name, role: p.role, article_count: counts.get(p.id) ?? 0 })) };
+  async run(_args: unknown, { principal }: ToolContext) {
+    // Every reachable project, also one where list_projects itself is disabled: other tools need its id there.
+    const projects = [...principal.projects.values()];
+    const counts = await this.articles.countByProject(principal.accountId, projects.map((p) => p.id));
+    return { items: projects.map((p) => ({ id: p.id, name: p.name, role: p.role, article_count: counts.get(p.id) ?? 0 })) };
   }
 }

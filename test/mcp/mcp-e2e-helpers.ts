@@ -223,6 +223,22 @@ export class OwnerOnlyFixtureTool implements McpToolHandler {
 }
 
 @McpTool({
+  name: 'test_e2e_required',
+  title: 'E2E: a required argument',
+  description: 'Echoes its arguments; title is required, count is bounded.',
+  input: { type: 'object', properties: { title: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['title'] },
+  scope: 'read',
+  role: 'viewer',
+  projectScoped: false,
+})
+@Injectable()
+export class RequiredFixtureTool implements McpToolHandler {
+  async run(args: Record<string, unknown>) {
+    return { received: args };
+  }
+}
+
+@McpTool({
   name: 'test_e2e_crash',
   title: 'E2E: crash',
   description: 'Throws an unexpected error, or a domain error when asked.',
@@ -257,7 +273,7 @@ export async function startFixtureApp(env: Record<string, string> = {}): Promise
   });
   @Module({
     imports: [AppModule.forRoot({ config, databaseUrl: config.databaseUrl!, adminToken })],
-    providers: [ScalarsFixtureTool, RichBodyFixtureTool, OwnerOnlyFixtureTool, CrashFixtureTool],
+    providers: [ScalarsFixtureTool, RichBodyFixtureTool, OwnerOnlyFixtureTool, RequiredFixtureTool, CrashFixtureTool],
   })
   class FixtureRoot {}
   const app = await NestFactory.create<NestExpressApplication>(FixtureRoot, { bodyParser: false, logger: ['error'] });
