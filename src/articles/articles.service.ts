@@ -154,6 +154,79 @@ export class ArticlesService {
     });
   }
 
+  /**
+   * The most recently updated live articles of a project, for the writer's setup context: title,
+   * tags, the start of the body and its word count (AI jobs, src/agents).
+   */
+  async contextSample(scope: ProjectScope, limit: number): Promise<{ title: string; tags: string[]; body_head: string; word_count: number }[]> {
+    return (await this.db.query(
+      `SELECT title, tags, left(body, 3000) AS body_head,
+              (SELECT count(*)::int FROM regexp_matches(body, '[^[:space:][:punct:]]+', 'g')) AS word_count
+         FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL
+        ORDER BY updated_at DESC, id DESC LIMIT $3`,
+      [scope.accountId, scope.projectId, limit],
+    )) as { title: string; tags: string[]; body_head: string; word_count: number }[];
+  }
+
+  /**
+   * Creates an article inside the caller's transaction (an AI job commits it with the job's
+   * success). A derived handle takes the first free suffix; an article already written by the
+   * same job is returned instead of a second one.
+   */
+  async createInTransaction(manager: EntityManager, scope: ProjectScope, input: NewArticle & { job_id: string }): Promise<ArticleView> {
+    const derived = handleFromTitle(input.title);
+    for (let attempt = 0; ; attempt++) {
+      const [existing] = (await manager.query(`SELECT * FROM articles WHERE job_id = $1 AND account_id = $2`, [input.job_id, scope.accountId])) as Article[];
+      if (existing) return articleView(existing);
+      const rows = (await manager.query(`SELECT handle FROM articles WHERE project_id = $1 AND account_id = $2 AND deleted_at IS NULL AND (handle = $3 OR handle ~ ('^' || $4 || '-[0-9]+$'))`, [
+        scope.projectId,
+        scope.accountId,
+        derived,
+        derived.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      ])) as { handle: string }[];
+      const taken = new Set(rows.map((r) => r.handle));
+      let handle = derived;
+      for (let n = 2; taken.has(handle); n++) handle = `${derived}-${n}`;
+      // ON CONFLICT keeps the transaction usable when a concurrent writer took the handle first.
+      const [created] = (await manager.query(
+        `INSERT INTO articles (id, account_id, project_id, handle, title, excerpt, body, status, tags, source, job_id, agent_config_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [newId(), scope.accountId, scope.projectId, handle, input.title, input.excerpt ?? '', input.body ?? '', input.status ?? 'draft', input.tags ?? [], input.source ?? 'ai', input.job_id, input.agent_config_version ?? null],
+      )) as Article[];
+      if (created) return articleView(created);
+      if (attempt >= 5) throw new Error(`Could not find a free handle for "${derived}".`);
+    }
+  }
+
+  /**
+   * Sets an article's featured image inside the caller's transaction (with the image's insert),
+   * keeping the previous state as a revision and bumping the version. Null when the article is gone.
+   */
+  async setFeaturedImage(manager: EntityManager, scope: ProjectScope, articleId: string, mediaId: string, credentialId: string | null): Promise<ArticleView | null> {
+    const [before] = (await manager.query(`SELECT * FROM articles WHERE id = $1 AND account_id = $2 AND project_id = $3 AND deleted_at IS NULL FOR UPDATE`, [
+      articleId,
+      scope.accountId,
+      scope.projectId,
+    ])) as Article[];
+    if (!before) return null;
+    await manager.query(`INSERT INTO article_revisions (id, account_id, article_id, version, snapshot, credential_id) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`, [
+      newId(),
+      scope.accountId,
+      articleId,
+      before.version,
+      JSON.stringify(articleView(before)),
+      credentialId,
+    ]);
+    const [after] = (await manager.query(
+      // A CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
+      `WITH u AS (UPDATE articles SET featured_image_id = $4, version = version + 1, updated_at = now() WHERE id = $1 AND account_id = $2 AND project_id = $3 RETURNING *)
+       SELECT * FROM u`,
+      [articleId, scope.accountId, scope.projectId, mediaId],
+    )) as Article[];
+    return articleView(after);
+  }
+
   private async insert(article: Article): Promise<Article> {
     await this.db.createQueryBuilder().insert().into(Article).values(article).execute();
     return article;

@@ -3,6 +3,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/** A job in one of these states never changes again. */
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const isTerminal = (status: JobStatus): boolean => TERMINAL_STATUSES.includes(status);
+
 @Entity('jobs')
 export class Job {
   @PrimaryColumn('uuid') id: string;
@@ -21,6 +25,8 @@ export class Job {
   @Column('text', { nullable: true }) locked_by: string | null;
   @Column('timestamptz', { nullable: true }) locked_until: Date | null;
   @Column('boolean') cancel_requested: boolean;
+  /** The MCP request that started the job (session or credential, and JSON-RPC id), for `notifications/cancelled`. */
+  @Column('text', { nullable: true }) request_key: string | null;
   @Column('timestamptz') created_at: Date;
   @Column('timestamptz', { nullable: true }) started_at: Date | null;
   @Column('timestamptz', { nullable: true }) finished_at: Date | null;

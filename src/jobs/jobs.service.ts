@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { DomainError } from '../common/domain-error.js';
+import { isUuid, newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
-import type { Job } from './job.entity.js';
+import { JobEventsService, notifyNew, notifyStatus } from './job-events.service.js';
+import { isTerminal, type Job, type JobStatus } from './job.entity.js';
 
 export interface JobView {
   id: string;
@@ -24,10 +27,81 @@ export interface JobFilter {
   project_ids?: string[];
 }
 
+export interface NewJob {
+  accountId: string;
+  projectId: string;
+  credentialId: string | null;
+  /** The kind of job: the tool that enqueues it. */
+  tool: string;
+  args: Record<string, unknown>;
+  /** Identifies the MCP request that started it, for `notifications/cancelled`. */
+  requestKey?: string | null;
+}
+
+export interface JobListing {
+  items: JobView[];
+  pagination: { total: number; page: number; page_size: number; pages: number };
+}
+
+/** How often a waiting call re-reads its job, in case a notification was missed. */
+const WAIT_POLL_MS = 1_000;
+
+/** The jobs of a tenant: enqueue, read, list, cancel, and wait for one to finish. The worker is {@link JobWorkerService}. */
 @Injectable()
 export class JobsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  private readonly log = new Logger(JobsService.name);
 
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly events: JobEventsService,
+  ) {}
+
+  /** Queues a job and wakes the workers (the notification is sent when the insert commits). */
+  async enqueue(input: NewJob): Promise<Job> {
+    const [job] = (await this.db.query(
+      `WITH j AS (
+         INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
+         RETURNING *)
+       SELECT j.*, ${notifyNew} AS notified FROM j`,
+      [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
+    )) as (Job & { notified?: unknown })[];
+    delete job.notified;
+    return job;
+  }
+
+  /** The job if it belongs to the account and to one of `projectIds`, else null (another tenant's job is an unknown one). */
+  async find(accountId: string, projectIds: readonly string[], id: string): Promise<Job | null> {
+    if (!isUuid(id)) return null;
+    const [job] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[])`, [id, accountId, projectIds])) as Job[];
+    return job ?? null;
+  }
+
+  /** Like {@link find}, but an unknown job is a `not_found` error. */
+  async get(accountId: string, projectIds: readonly string[], id: string): Promise<Job> {
+    const job = await this.find(accountId, projectIds, id);
+    if (!job) throw new DomainError('not_found', `No job with id "${id}"; list_jobs lists the jobs of a project.`);
+    return job;
+  }
+
+  /** Jobs of one project, newest first, by page (the `list_jobs` tool). */
+  async listPage(accountId: string, projectId: string, q: { status?: JobStatus; page: number; page_size: number }): Promise<JobListing> {
+    const params: unknown[] = [accountId, projectId];
+    let filter = 'account_id = $1 AND project_id = $2';
+    if (q.status) {
+      params.push(q.status);
+      filter += ` AND status = $${params.length}`;
+    }
+    const [{ total }] = (await this.db.query(`SELECT count(*)::int AS total FROM jobs WHERE ${filter}`, params)) as { total: number }[];
+    const rows = (await this.db.query(`SELECT * FROM jobs WHERE ${filter} ORDER BY id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
+      ...params,
+      q.page_size,
+      (q.page - 1) * q.page_size,
+    ])) as Job[];
+    return { items: rows.map(jobView), pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) } };
+  }
+
+  /** Jobs of an account by cursor (admin API). */
   async list(accountId: string, filter: JobFilter, limit = 50, cursor?: string): Promise<Page<JobView>> {
     const after = decodeCursor(cursor);
     const params: unknown[] = [accountId];
@@ -43,6 +117,91 @@ export class JobsService {
     params.push(limit + 1);
     const rows = (await this.db.query(`SELECT * FROM jobs WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params)) as Job[];
     return toPage(rows, limit, jobView);
+  }
+
+  /**
+   * Cancels a queued or running job at once: the worker running it is told (NOTIFY, and its next
+   * heartbeat), and its side effect can no longer commit. A finished job is an `invalid_state` error.
+   */
+  async cancel(accountId: string, projectIds: readonly string[], id: string): Promise<Job> {
+    if (isUuid(id)) {
+      const [job] = (await this.db.query(
+        `WITH u AS (
+           UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), locked_by = NULL, locked_until = NULL
+            WHERE id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[]) AND status IN ('queued', 'running')
+           RETURNING *)
+         SELECT u.*, ${notifyStatus('u.id::text', `'cancelled'`)} AS notified FROM u`,
+        [id, accountId, projectIds],
+      )) as (Job & { notified?: unknown })[];
+      if (job) {
+        delete job.notified;
+        return job;
+      }
+    }
+    const job = await this.get(accountId, projectIds, id);
+    throw new DomainError('invalid_state', `Job "${id}" already ${job.status}; a finished job cannot be cancelled.`, { status: job.status });
+  }
+
+  /** `notifications/cancelled`: cancels the job an in-flight request of this credential started, if any. */
+  async cancelByRequest(accountId: string, credentialId: string, requestKey: string): Promise<Job | null> {
+    const [job] = (await this.db.query(
+      `WITH u AS (
+         UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), locked_by = NULL, locked_until = NULL
+          WHERE account_id = $1 AND credential_id = $2 AND request_key = $3 AND status IN ('queued', 'running')
+         RETURNING *)
+       SELECT u.*, ${notifyStatus('u.id::text', `'cancelled'`)} AS notified FROM u`,
+      [accountId, credentialId, requestKey],
+    )) as (Job & { notified?: unknown })[];
+    if (job) delete job.notified;
+    return job ?? null;
+  }
+
+  /**
+   * Waits up to `budgetMs` for the job to finish: resolves with the finished job, or with null
+   * when the budget runs out or `signal` aborts (the job keeps running). Progress is reported
+   * as it is recorded, by whichever instance runs the job.
+   */
+  waitFor(job: Job, budgetMs: number, signal: AbortSignal, onProgress?: (progress: number) => void): Promise<Job | null> {
+    if (budgetMs <= 0 || signal.aborted) return Promise.resolve(null);
+    return new Promise<Job | null>((resolve) => {
+      let settled = false;
+      let reported = job.progress;
+      const report = (progress: number) => {
+        if (progress > reported) {
+          reported = progress;
+          onProgress?.(progress);
+        }
+      };
+      const check = async () => {
+        try {
+          const [row] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [job.id, job.account_id])) as Job[];
+          if (!row || settled) return;
+          if (isTerminal(row.status)) finish(row);
+          else report(row.progress);
+        } catch (err) {
+          this.log.warn(`Reading job ${job.id} while waiting failed: ${(err as Error).message}`);
+        }
+      };
+      const off = this.events.onJob(job.id, (event) => {
+        if (event.kind === 'progress') report(event.progress);
+        else if (event.kind === 'status' && isTerminal(event.status)) void check();
+      });
+      const poll = setInterval(() => void check(), WAIT_POLL_MS);
+      const timer = setTimeout(() => finish(null), budgetMs);
+      const onAbort = () => finish(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+      function finish(result: Job | null) {
+        if (settled) return;
+        settled = true;
+        off();
+        clearInterval(poll);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      }
+      // It may have finished before the subscription above.
+      void check();
+    });
   }
 }
 

@@ -39,7 +39,8 @@ export class CatalogueService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false });
+    // verbose: errors carry their schema, so a message can list what is allowed.
+    const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false, verbose: true });
     addFormats(ajv);
     for (const wrapper of this.discovery.getProviders({ metadataKey: McpTool.KEY })) {
       const definition = this.discovery.getMetadataByDecorator(McpTool, wrapper) as ToolDefinition;
@@ -157,8 +158,13 @@ export function describeSchemaError(error: ErrorObject | undefined): string {
   switch (error.keyword) {
     case 'required':
       return `Missing required argument "${p.missingProperty as string}".`;
-    case 'additionalProperties':
-      return `Unexpected argument "${p.additionalProperty as string}": this tool does not take it.`;
+    case 'additionalProperties': {
+      if (!path) return `Unexpected argument "${p.additionalProperty as string}": this tool does not take it.`;
+      const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      return `Unknown key "${p.additionalProperty as string}" in "${path}"${allowed.length ? `: allowed keys are ${allowed.join(', ')}` : ''}.`;
+    }
+    case 'minProperties':
+      return `Invalid value for "${name}": give at least ${p.limit as number} ${p.limit === 1 ? 'key' : 'keys'}.`;
     case 'type':
       return `Invalid value for "${name}": expected ${p.type === 'integer' ? 'an integer' : `a ${p.type as string}`}.`;
     case 'enum':

@@ -6,7 +6,9 @@ import type { Principal } from '../auth/principal.js';
 import { CatalogueService } from './catalogue.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import { requestKey } from './progress-stream.js';
 import { negotiate } from './protocol-version.js';
+import { RequestCancellation } from './request-cancellation.js';
 import { SessionsService } from './sessions.service.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 
@@ -16,6 +18,15 @@ export interface MethodCall {
   params: unknown;
   signal: AbortSignal;
   progress: (fraction: number, message?: string) => void;
+  /** Names the request across instances (its session and JSON-RPC id), for `notifications/cancelled`. */
+  requestKey: string;
+}
+
+/** A notification from the client (no answer but 202). */
+export interface NotificationCall {
+  principal: Principal;
+  params: unknown;
+  sessionId: string | null;
 }
 
 export interface MethodResult {
@@ -28,6 +39,7 @@ export interface MethodResult {
 }
 
 type Method = (call: MethodCall) => Promise<MethodResult> | MethodResult;
+type Notification = (call: NotificationCall) => Promise<void>;
 
 export const SERVER_NAME = 'reblog-mcp';
 export const SERVER_VERSION = readVersion();
@@ -42,11 +54,14 @@ export const INSTRUCTIONS =
 @Injectable()
 export class McpMethods {
   private readonly table: ReadonlyMap<string, Method>;
+  /** Notifications the server acts on; any other is acknowledged and ignored. */
+  private readonly notifications: ReadonlyMap<string, Notification>;
 
   constructor(
     private readonly sessions: SessionsService,
     private readonly catalogue: CatalogueService,
     private readonly tools: ToolDispatcher,
+    private readonly cancellation: RequestCancellation,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
@@ -54,6 +69,12 @@ export class McpMethods {
       ['tools/list', ({ principal }) => ({ result: this.catalogue.list(principal) })],
       ['tools/call', (call) => this.callTool(call)],
     ]);
+    this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
+  }
+
+  /** Acts on a notification; never fails (a notification has no answer to carry an error). */
+  async notify(method: string, call: NotificationCall): Promise<void> {
+    await this.notifications.get(method)?.(call);
   }
 
   run(method: string, call: MethodCall): Promise<MethodResult> | MethodResult {
@@ -85,8 +106,15 @@ export class McpMethods {
     };
   }
 
-  private async callTool({ principal, params, signal, progress }: MethodCall): Promise<MethodResult> {
-    const out = await this.tools.call({ principal, params, signal, progress });
+  /** `notifications/cancelled`: stops the work of the named in-flight request, whichever instance runs it. */
+  private async cancelled({ principal, params, sessionId }: NotificationCall): Promise<void> {
+    const requestId = params !== null && typeof params === 'object' ? (params as { requestId?: unknown }).requestId : undefined;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    await this.cancellation.cancel(principal, requestKey(sessionId, requestId));
+  }
+
+  private async callTool({ principal, params, signal, progress, requestKey }: MethodCall): Promise<MethodResult> {
+    const out = await this.tools.call({ principal, params, signal, progress, requestKey });
     return { result: out.result, outcome: out.outcome, tool: out.tool, projectId: out.projectId };
   }
 }

@@ -40,6 +40,8 @@ export class McpResponder {
         })
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
+    // A call that streamed progress ends its event stream with the answer (result or error).
+    if (state.stream?.opened) return state.stream.end(body ?? '');
     if (res.headersSent) return;
     if (headers) res.set(headers);
     res.status(status);

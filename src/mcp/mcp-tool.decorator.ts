@@ -50,6 +50,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress (0..1) to a client that asked for it; a no-op otherwise. */
   progress(fraction: number, message?: string): void;
+  /** Names this request across instances (session and JSON-RPC id), so `notifications/cancelled` can find its work. */
+  requestKey: string;
 }
 
 /** An MCP content block (text, image, audio, resource...). */

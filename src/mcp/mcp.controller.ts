@@ -6,6 +6,7 @@ import { McpErrorFilter } from './mcp-error.filter.js';
 import type { McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
+import { progressStreamFor, requestKey } from './progress-stream.js';
 import { CredentialGuard, OriginGuard } from './mcp.guards.js';
 import { requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
@@ -43,6 +44,7 @@ export class McpController {
 
     // Notifications and the client's responses are acknowledged without a body.
     if (method === undefined || !('id' in message)) {
+      if (method !== undefined) await this.methods.notify(method, { principal, params: message.params, sessionId: state.sessionId ?? null });
       return this.responder.send(req, res, 202, null, { method: method ?? '(response)', outcome: 'ok' });
     }
 
@@ -50,7 +52,16 @@ export class McpController {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const out = await this.methods.run(method, { req, principal, params: message.params, signal: abort.signal, progress: () => undefined });
+    // With a progressToken and SSE accepted, progress turns the answer into an event stream (McpResponder ends it).
+    state.stream = progressStreamFor(req, res, message.params);
+    const out = await this.methods.run(method, {
+      req,
+      principal,
+      params: message.params,
+      signal: abort.signal,
+      progress: state.stream?.report ?? (() => undefined),
+      requestKey: requestKey(state.sessionId, state.id),
+    });
     return this.responder.send(req, res, 200, resultBody(state.id, out.result), { method, tool: out.tool, projectId: out.projectId, outcome: out.outcome ?? 'ok' }, out.headers);
   }
 

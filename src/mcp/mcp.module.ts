@@ -7,6 +7,7 @@ import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpResponder } from './mcp-responder.js';
+import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { CredentialGuard, OriginGuard } from './mcp.guards.js';
 import { SessionsService } from './sessions.service.js';
@@ -17,8 +18,8 @@ import { WellKnownController } from './well-known.controller.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule],
   controllers: [McpController, WellKnownController],
-  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard],
-  exports: [CatalogueService],
+  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, RequestCancellation],
+  exports: [CatalogueService, RequestCancellation],
 })
 export class McpModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -12,6 +12,7 @@ export interface ToolCallInput {
   params: unknown;
   signal: AbortSignal;
   progress: (fraction: number, message?: string) => void;
+  requestKey: string;
 }
 
 export interface ToolCallOutput {
@@ -28,7 +29,7 @@ export class ToolDispatcher {
 
   constructor(private readonly catalogue: CatalogueService) {}
 
-  async call({ principal, params, signal, progress }: ToolCallInput): Promise<ToolCallOutput> {
+  async call({ principal, params, signal, progress, requestKey }: ToolCallInput): Promise<ToolCallOutput> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
@@ -52,7 +53,7 @@ export class ToolDispatcher {
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
 
     try {
-      const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress });
+      const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress, requestKey });
       return { ...shape(reply), tool: name, projectId };
     } catch (err) {
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error');

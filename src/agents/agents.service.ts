@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ArticlesService, type ProjectScope } from '../articles/articles.service.js';
+import { DomainError } from '../common/domain-error.js';
+import { newId } from '../common/ids.js';
+import type { AgentConfig } from './agent-config.entity.js';
+import { buildProjectContext, proposeAnswers, type ProjectContext, type ProposedQuestion } from './project-context.js';
+import { WRITER_QUESTIONS, type WriterAnswers } from './writer-questions.js';
+
+export const AGENTS = ['writer'] as const;
+export type AgentName = (typeof AGENTS)[number];
+
+/** One stored version of an agent's config. */
+export interface AgentConfigVersion {
+  /** 1 for the first config of the project, +1 at each `configure_agent`. */
+  version: number;
+  answers: WriterAnswers;
+  created_at: Date;
+}
+
+/** What `get_agent_config` and `configure_agent` answer. */
+export interface AgentConfigView {
+  agent: AgentName;
+  config: AgentConfigVersion | null;
+}
+
+/** The `setup_required` answer of a writing tool in a project without a writer config. */
+export interface SetupRequired {
+  status: 'setup_required';
+  agent: AgentName;
+  message: string;
+  questions: ProposedQuestion[];
+  project_context: ProjectContext;
+}
+
+/** Articles read to build the project context: the most recently updated ones. */
+const CONTEXT_SAMPLE = 500;
+
+@Injectable()
+export class AgentsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly articles: ArticlesService,
+  ) {}
+
+  /** The latest config of the agent in the project. */
+  async get(scope: ProjectScope, agent: AgentName): Promise<AgentConfigView> {
+    const [row] = (await this.db.query(
+      `SELECT version, answers, created_at FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 ORDER BY version DESC LIMIT 1`,
+      [scope.accountId, scope.projectId, agent],
+    )) as AgentConfig[];
+    return { agent, config: row ? versionView(row) : null };
+  }
+
+  /** One version of the agent's config (the one a job was enqueued with). */
+  async getVersion(scope: ProjectScope, agent: AgentName, version: number): Promise<AgentConfigVersion> {
+    const [row] = (await this.db.query(`SELECT version, answers, created_at FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 AND version = $4`, [
+      scope.accountId,
+      scope.projectId,
+      agent,
+      version,
+    ])) as AgentConfig[];
+    if (!row) throw new DomainError('not_found', `The ${agent} config version ${version} of this project no longer exists; call configure_agent, then try again.`);
+    return versionView(row);
+  }
+
+  /**
+   * Stores the answers as a new version. Answers not given keep their value from the previous
+   * version; values are trimmed. Concurrent calls get distinct, consecutive versions.
+   */
+  async configure(scope: ProjectScope, agent: AgentName, answers: WriterAnswers, credentialId: string | null): Promise<AgentConfigView> {
+    const known = new Set<string>(WRITER_QUESTIONS.map((q) => q.id));
+    const clean: WriterAnswers = {};
+    for (const [id, value] of Object.entries(answers)) {
+      // The tool's schema checked these already; a service keeps its own guarantees.
+      if (!known.has(id)) throw new DomainError('invalid_arguments', `Unknown question id "${id}"; the questions are ${[...known].join(', ')}.`);
+      if (typeof value !== 'string') throw new DomainError('invalid_arguments', `The answer to "${id}" must be a string.`);
+      clean[id as keyof WriterAnswers] = value.trim();
+    }
+    const row = await this.db.transaction(async (m) => {
+      // One writer at a time per project and agent: versions are consecutive and merges see the latest.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`agent_config:${scope.projectId}:${agent}`]);
+      const [latest] = (await m.query(`SELECT version, answers FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 ORDER BY version DESC LIMIT 1`, [
+        scope.accountId,
+        scope.projectId,
+        agent,
+      ])) as AgentConfig[];
+      const merged = { ...(latest?.answers ?? {}), ...clean };
+      const [created] = (await m.query(
+        `INSERT INTO agent_configs (id, account_id, project_id, agent, version, answers, credential_id) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+         RETURNING version, answers, created_at`,
+        [newId(), scope.accountId, scope.projectId, agent, (latest?.version ?? 0) + 1, JSON.stringify(ordered(merged)), credentialId],
+      )) as AgentConfig[];
+      return created;
+    });
+    return { agent, config: versionView(row) };
+  }
+
+  /** The handshake answer: the questions, with answers proposed from the project's own articles. */
+  async setupRequired(scope: ProjectScope, project: { id: string; name: string }): Promise<SetupRequired> {
+    const [counts, sample] = await Promise.all([this.articles.countByProject(scope.accountId, [scope.projectId]), this.articles.contextSample(scope, CONTEXT_SAMPLE)]);
+    const context = buildProjectContext({ id: project.id, name: project.name }, counts.get(scope.projectId) ?? 0, sample);
+    return {
+      status: 'setup_required',
+      agent: 'writer',
+      message: 'This project has no writer configured. Ask the user these questions, proposing the answers below, then call configure_agent and retry.',
+      questions: proposeAnswers(context),
+      project_context: context,
+    };
+  }
+}
+
+function versionView(row: Pick<AgentConfig, 'version' | 'answers' | 'created_at'>): AgentConfigVersion {
+  return { version: row.version, answers: row.answers as WriterAnswers, created_at: row.created_at };
+}
+
+/** Answers in question order, so stored configs read the same way every time. */
+function ordered(answers: WriterAnswers): WriterAnswers {
+  const out: WriterAnswers = {};
+  for (const q of WRITER_QUESTIONS) if (answers[q.id] !== undefined) out[q.id] = answers[q.id];
+  return out;
+}

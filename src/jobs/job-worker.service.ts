@@ -1,0 +1,316 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DataSource } from 'typeorm';
+import { DomainError } from '../common/domain-error.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
+import { JobEventsService, notifyNew, notifyProgress, notifyStatus } from './job-events.service.js';
+import { JobHandlers, type JobEffect } from './job-handlers.js';
+import { isTerminal, type Job } from './job.entity.js';
+
+/** How long a claim lasts without a heartbeat; a job whose worker died is taken up again after it. */
+export const LEASE_SECONDS = 10;
+/** How often a worker renews the leases of its running jobs (and checks they are still its own). */
+export const HEARTBEAT_MS = 3_000;
+/** How often each worker looks for expired leases. */
+export const SWEEP_MS = 2_000;
+/** How often a worker looks for due jobs without being notified (retries after backoff, missed notifications). */
+export const POLL_MS = 1_000;
+/** Jobs one worker process runs at the same time. */
+export const CONCURRENCY = 4;
+/** How long shutdown waits for running jobs to stop after handing them back. */
+const STOP_WAIT_MS = 5_000;
+
+/** Why a run was stopped from outside. */
+type StopReason = 'cancelled' | 'lease_lost' | 'shutdown';
+
+interface Run {
+  job: Job;
+  /** The claim's `attempts` value: with `locked_by` it fences every write of this run. */
+  attempt: number;
+  abort: AbortController;
+  done: Promise<void>;
+  progress: { pending: number; written: number; writing: boolean };
+}
+
+class LeaseLost extends Error {
+  override name = 'LeaseLost';
+}
+
+/**
+ * The job worker of this process (ROLE=worker or all): claims due jobs with `FOR UPDATE SKIP
+ * LOCKED`, holds them with a heartbeat lease, runs their handler, and commits the side effect and
+ * the terminal state in one transaction fenced by the lease. Every transition is a conditional
+ * UPDATE, so a terminal state never changes and a cancelled or reclaimed run writes nothing.
+ */
+@Injectable()
+export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(JobWorkerService.name);
+  /** Unique per process; stored in `locked_by`. */
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly runs = new Map<string, Run>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly unsubscribe: (() => void)[] = [];
+  private started = false;
+  private stopping = false;
+  private filling = false;
+  private fillAgain = false;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: JobEventsService,
+    private readonly handlers: JobHandlers,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.role === 'api' || !this.handlers.kinds().length) return;
+    this.started = true;
+    this.unsubscribe.push(
+      this.events.onAny((event) => {
+        if (event.kind === 'new') void this.fill();
+        // Only a terminal status is final; a requeue is noticed by the heartbeat (this process may hold a newer claim).
+        else if (event.kind === 'status' && isTerminal(event.status)) this.stop(event.id, 'cancelled');
+      }),
+      this.events.onReconnect(() => {
+        void this.heartbeat();
+        void this.fill();
+      }),
+    );
+    this.timers.push(
+      setInterval(() => void this.fill(), POLL_MS),
+      setInterval(() => void this.heartbeat(), HEARTBEAT_MS),
+      setInterval(() => void this.sweep(), SWEEP_MS),
+    );
+    for (const timer of this.timers) timer.unref();
+    void this.sweep().then(() => this.fill());
+  }
+
+  /** Shutdown: stop claiming, hand the running jobs back to the queue (without using up an attempt), let them stop. */
+  async onModuleDestroy(): Promise<void> {
+    if (!this.started || this.stopping) return;
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    for (const off of this.unsubscribe) off();
+    const runs = [...this.runs.values()];
+    if (!runs.length) return;
+    try {
+      await this.db.query(
+        `WITH r AS (
+           UPDATE jobs SET status = 'queued', locked_by = NULL, locked_until = NULL, run_after = now(), attempts = greatest(attempts - 1, 0)
+            WHERE status = 'running' AND locked_by = $1
+           RETURNING id)
+         SELECT ${notifyNew} FROM r LIMIT 1`,
+        [this.id],
+      );
+    } catch (err) {
+      this.log.warn(`Could not hand running jobs back (their leases will expire instead): ${(err as Error).message}`);
+    }
+    for (const run of runs) run.abort.abort('shutdown' satisfies StopReason);
+    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((done) => setTimeout(done, STOP_WAIT_MS).unref())]);
+  }
+
+  /** Claims due jobs while this process has free slots. */
+  private async fill(): Promise<void> {
+    if (!this.started || this.stopping) return;
+    if (this.filling) {
+      this.fillAgain = true;
+      return;
+    }
+    this.filling = true;
+    try {
+      do {
+        this.fillAgain = false;
+        for (;;) {
+          const free = CONCURRENCY - this.runs.size;
+          if (free <= 0 || this.stopping) break;
+          const claimed = await this.claim(free);
+          for (const job of claimed) this.start(job);
+          if (claimed.length < free) break;
+        }
+      } while (this.fillAgain && !this.stopping);
+    } catch (err) {
+      this.log.warn(`Claiming jobs failed: ${(err as Error).message}`);
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private async claim(limit: number): Promise<Job[]> {
+    // UPDATEs sit in a CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
+    return (await this.db.query(
+      `WITH next AS (
+         SELECT id FROM jobs
+          WHERE status = 'queued' AND run_after <= now() AND tool = ANY($3)
+          ORDER BY run_after, id
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE jobs j
+            SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
+                locked_until = now() + make_interval(secs => $4), started_at = coalesce(j.started_at, now())
+           FROM next
+          WHERE j.id = next.id AND j.status = 'queued'
+         RETURNING j.*)
+       SELECT * FROM claimed`,
+      [this.id, limit, this.handlers.kinds(), LEASE_SECONDS],
+    )) as Job[];
+  }
+
+  private start(job: Job): void {
+    const run: Run = { job, attempt: job.attempts, abort: new AbortController(), done: Promise.resolve(), progress: { pending: 0, written: job.progress, writing: false } };
+    this.runs.set(job.id, run);
+    run.done = this.execute(run).finally(() => {
+      this.runs.delete(job.id);
+      void this.fill();
+    });
+  }
+
+  private async execute(run: Run): Promise<void> {
+    const { job } = run;
+    const signal = run.abort.signal;
+    try {
+      const handler = this.handlers.get(job.tool);
+      if (!handler) throw new Error(`No handler for jobs of kind "${job.tool}".`);
+      const effect = await handler.prepare(job, signal, (fraction) => this.progress(run, fraction));
+      signal.throwIfAborted();
+      await this.complete(run, effect);
+    } catch (err) {
+      // Cancelled, reclaimed or handed back: the job's state is someone else's now; write nothing.
+      if (signal.aborted || err instanceof LeaseLost) return;
+      if (err instanceof DomainError) await this.fail(run, { code: err.code, message: err.message });
+      else await this.retryOrFail(run, err as Error);
+    }
+  }
+
+  /** The side effect and `succeeded`, in one transaction, only while the run still holds the job. */
+  private async complete(run: Run, effect: JobEffect): Promise<void> {
+    await this.db.transaction(async (m) => {
+      const [row] = (await m.query(`SELECT status, locked_by, attempts FROM jobs WHERE id = $1 FOR UPDATE`, [run.job.id])) as Pick<Job, 'status' | 'locked_by' | 'attempts'>[];
+      if (!row || row.status !== 'running' || row.locked_by !== this.id || row.attempts !== run.attempt) throw new LeaseLost();
+      const result = await effect(m);
+      await m.query(
+        `UPDATE jobs SET status = 'succeeded', progress = 1, result = $2::jsonb, error = NULL, finished_at = now(), locked_by = NULL, locked_until = NULL WHERE id = $1`,
+        [run.job.id, JSON.stringify(result)],
+      );
+      await m.query(`SELECT ${notifyStatus('$1::text', `'succeeded'`)}`, [run.job.id]);
+    });
+  }
+
+  private async fail(run: Run, error: { code: string; message: string }): Promise<void> {
+    await this.db
+      .query(
+        `WITH u AS (
+           UPDATE jobs SET status = 'failed', error = $4::jsonb, finished_at = now(), locked_by = NULL, locked_until = NULL
+            WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3
+           RETURNING id)
+         SELECT ${notifyStatus('u.id::text', `'failed'`)} FROM u`,
+        [run.job.id, this.id, run.attempt, JSON.stringify(error)],
+      )
+      .catch((err: Error) => this.log.warn(`Could not mark job ${run.job.id} failed (its lease will expire): ${err.message}`));
+  }
+
+  /** An unexpected error: try again later with exponential backoff, or fail once the attempts are used up. */
+  private async retryOrFail(run: Run, err: Error): Promise<void> {
+    const { job } = run;
+    this.log.error(`Job ${job.id} (${job.tool}) attempt ${run.attempt} failed: ${err.stack ?? err.message}`);
+    if (run.attempt >= job.max_attempts) {
+      return this.fail(run, {
+        code: 'unavailable',
+        message: `The job failed ${run.attempt} times because of an internal error; call ${job.tool} again later, and if it keeps failing tell the user the service has a problem.`,
+      });
+    }
+    const backoff = Math.min(60, 2 ** (run.attempt - 1)) * (0.5 + Math.random() / 2);
+    await this.db
+      .query(
+        `UPDATE jobs SET status = 'queued', locked_by = NULL, locked_until = NULL, run_after = now() + make_interval(secs => $4)
+          WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3`,
+        [job.id, this.id, run.attempt, backoff],
+      )
+      .catch((e: Error) => this.log.warn(`Could not requeue job ${job.id} (its lease will expire): ${e.message}`));
+  }
+
+  /** Records progress (never backwards, below 1 until the job succeeds); one write in flight per job, the latest value wins. */
+  private progress(run: Run, fraction: number): void {
+    if (!Number.isFinite(fraction)) return;
+    const value = Math.round(Math.min(0.99, Math.max(0, fraction) * 0.95) * 1000) / 1000;
+    const p = run.progress;
+    if (value <= Math.max(p.pending, p.written)) return;
+    p.pending = value;
+    if (p.writing) return;
+    p.writing = true;
+    void (async () => {
+      try {
+        while (p.pending > p.written && !run.abort.signal.aborted) {
+          const value = p.pending;
+          await this.db.query(
+            `WITH u AS (
+               UPDATE jobs SET progress = $4::real WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3 AND progress < $4::real
+               RETURNING id, progress)
+             SELECT ${notifyProgress('u.id::text', 'u.progress::text')} FROM u`,
+            [run.job.id, this.id, run.attempt, value],
+          );
+          p.written = value;
+        }
+      } catch (err) {
+        this.log.warn(`Could not record the progress of job ${run.job.id}: ${(err as Error).message}`);
+      } finally {
+        p.writing = false;
+      }
+    })();
+  }
+
+  /** Renews the leases of the running jobs; a job that is no longer this worker's (cancelled, reclaimed) is stopped. */
+  private async heartbeat(): Promise<void> {
+    if (!this.runs.size || this.stopping) return;
+    const runs = [...this.runs.values()];
+    try {
+      const rows = (await this.db.query(
+        `WITH u AS (
+           UPDATE jobs SET locked_until = now() + make_interval(secs => $3)
+            WHERE id = ANY($2::uuid[]) AND locked_by = $1 AND status = 'running' AND NOT cancel_requested
+           RETURNING id, attempts)
+         SELECT * FROM u`,
+        [this.id, runs.map((r) => r.job.id), LEASE_SECONDS],
+      )) as { id: string; attempts: number }[];
+      const held = new Map(rows.map((r) => [r.id, r.attempts]));
+      for (const run of runs) {
+        if (held.get(run.job.id) !== run.attempt && this.runs.get(run.job.id) === run) this.stop(run.job.id, 'lease_lost');
+      }
+    } catch (err) {
+      this.log.warn(`Heartbeat failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Takes back the jobs whose lease expired (their worker died or hung): queued again with backoff, or failed after the last attempt. */
+  private async sweep(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await this.db.query(
+        `WITH expired AS (
+           SELECT id FROM jobs WHERE status = 'running' AND locked_until < now() FOR UPDATE SKIP LOCKED),
+         u AS (
+           UPDATE jobs j SET
+             status = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'queued' END,
+             error = CASE WHEN j.attempts >= j.max_attempts
+               THEN jsonb_build_object('code', 'unavailable', 'message',
+                 'The worker running this job stopped ' || j.attempts || ' times; call ' || j.tool || ' again, and if it keeps failing tell the user the service has a problem.')
+               ELSE j.error END,
+             finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+             run_after = now() + make_interval(secs => least(60, power(2, greatest(j.attempts - 1, 0)))),
+             locked_by = NULL, locked_until = NULL
+           FROM expired WHERE j.id = expired.id AND j.status = 'running'
+           RETURNING j.id, j.status)
+         SELECT id, status, ${notifyStatus('u.id::text', 'u.status')} FROM u`,
+      );
+    } catch (err) {
+      this.log.warn(`Reclaiming expired jobs failed: ${(err as Error).message}`);
+    }
+  }
+
+  private stop(jobId: string, reason: StopReason): void {
+    this.runs.get(jobId)?.abort.abort(reason);
+  }
+}

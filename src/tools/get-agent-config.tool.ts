@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { AgentsService, type AgentName } from '../agents/agents.service.js';
+import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { AGENT_CONFIG_SCHEMA } from './job.schemas.js';
+
+@McpTool({
+  name: 'get_agent_config',
+  title: 'Get an agent config',
+  description: 'Read the current config of an agent (default "writer") of this project: its version and answers, or null when it was never configured.',
+  input: {
+    type: 'object',
+    properties: { agent: { type: 'string', enum: ['writer'], default: 'writer', description: 'The agent.' } },
+  },
+  output: AGENT_CONFIG_SCHEMA,
+  scope: 'read',
+  role: 'viewer',
+  projectScoped: true,
+})
+@Injectable()
+export class GetAgentConfigTool implements McpToolHandler<{ agent?: AgentName }> {
+  constructor(private readonly agents: AgentsService) {}
+
+  run(args: { agent?: AgentName }, { principal, project }: ToolContext) {
+    return this.agents.get({ accountId: principal.accountId, projectId: project.id }, args.agent ?? 'writer');
+  }
+}

@@ -1,0 +1,72 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DomainError, type DomainErrorCode } from '../common/domain-error.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
+import type { Job } from '../jobs/job.entity.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { MediaService } from '../media/media.service.js';
+import { ToolReply, type ContentBlock, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { RequestCancellation } from '../mcp/request-cancellation.js';
+
+/** Told to a caller whose job outlives the call: when to call get_job. */
+export const POLL_AFTER_S = 5;
+
+/**
+ * How the job tools answer: `write_article` and `generate_image` enqueue a job and wait for it up
+ * to SYNC_BUDGET_MS (reporting its progress), and every finished job reads the same way from the
+ * tool that started it and from `get_job`.
+ */
+@Injectable()
+export class JobReplies implements OnModuleInit {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly media: MediaService,
+    private readonly cancellation: RequestCancellation,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    // notifications/cancelled for a call that started a job cancels the job, on whichever instance it arrives.
+    this.cancellation.register(async (principal, requestKey) => {
+      await this.jobs.cancelByRequest(principal.accountId, principal.credential.id, requestKey);
+    });
+  }
+
+  /** Enqueues the job and answers its result, or `{"status":"running","job_id","poll_after_s"}` when it outlives the budget. */
+  async run(ctx: ToolContext, tool: string, args: Record<string, unknown>): Promise<object | ToolReply> {
+    const job = await this.jobs.enqueue({
+      accountId: ctx.principal.accountId,
+      projectId: ctx.project.id,
+      credentialId: ctx.principal.credential.id,
+      tool,
+      args,
+      requestKey: ctx.requestKey,
+    });
+    const budget = this.config.syncBudgetMs;
+    if (budget > 0) ctx.progress(0, `${tool}: job ${job.id} queued`);
+    const finished = await this.jobs.waitFor(job, budget, ctx.signal, (p) => ctx.progress(p, `${tool}: ${Math.round(p * 100)}% done (job ${job.id})`));
+    if (!finished) return { status: 'running', job_id: job.id, poll_after_s: POLL_AFTER_S };
+    if (finished.status === 'succeeded') ctx.progress(1, `${tool}: done (job ${job.id})`);
+    return this.answer(finished);
+  }
+
+  /** What the tool answers for a finished job: its result (with the image block), or a tool error saying why there is none. */
+  async answer(job: Job): Promise<object | ToolReply> {
+    if (job.status === 'failed') {
+      const error = job.error ?? { code: 'unavailable', message: 'The job failed.' };
+      throw new DomainError(error.code as DomainErrorCode, `The ${job.tool} job ${job.id} failed: ${error.message}`, { job_id: job.id });
+    }
+    if (job.status === 'cancelled') {
+      throw new DomainError('invalid_state', `The ${job.tool} job ${job.id} was cancelled, so nothing was written; call ${job.tool} again to start over.`, { job_id: job.id });
+    }
+    return new ToolReply(job.result ?? {}, await this.imageContent(job));
+  }
+
+  /** The MCP `image` block of a succeeded image job (none for other jobs). */
+  async imageContent(job: Job): Promise<ContentBlock[]> {
+    const media = job.status === 'succeeded' ? (job.result?.media as { id?: string } | undefined) : undefined;
+    if (!media?.id) return [];
+    const stored = await this.media.findWithData(job.account_id, [job.project_id], media.id);
+    return stored ? [{ type: 'image', data: stored.data.toString('base64'), mimeType: stored.mime_type }] : [];
+  }
+}

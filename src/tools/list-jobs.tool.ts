@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { JOB_STATUSES, type JobStatus } from '../jobs/job.entity.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { JOB_SCHEMA } from './job.schemas.js';
+
+interface Args {
+  status?: JobStatus;
+  page: number;
+  page_size: number;
+}
+
+@McpTool({
+  name: 'list_jobs',
+  title: 'List jobs',
+  description: 'List the jobs (write_article, generate_image) of a project, newest first, optionally by status. Items leave out `result`: read one job with get_job.',
+  input: {
+    type: 'object',
+    properties: {
+      status: { type: 'string', enum: [...JOB_STATUSES] },
+      page: { type: 'integer', minimum: 1, default: 1 },
+      page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    },
+  },
+  output: {
+    type: 'object',
+    properties: {
+      items: { type: 'array', items: JOB_SCHEMA },
+      pagination: {
+        type: 'object',
+        properties: { total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, pages: { type: 'integer' } },
+        required: ['total', 'page', 'page_size', 'pages'],
+      },
+    },
+    required: ['items', 'pagination'],
+  },
+  scope: 'read',
+  role: 'viewer',
+  projectScoped: true,
+})
+@Injectable()
+export class ListJobsTool implements McpToolHandler<Args> {
+  constructor(private readonly jobs: JobsService) {}
+
+  async run(args: Args, { principal, project }: ToolContext) {
+    const listing = await this.jobs.listPage(principal.accountId, project.id, args);
+    return { ...listing, items: listing.items.map(({ result: _result, ...item }) => item) };
+  }
+}
