@@ -1,0 +1,251 @@
+// Protocol overhead (quality.md "protocol overhead"): in one run, against a raw node:http baseline
+// answering the same bytes, measure our tools/list and tools/call list_projects through the whole
+// pipeline, and the official SDK's stateless recipe. Servers run in child processes; autocannon
+// runs here. Prints a table and writes bench/results/latest.json (key "protocol").
+//
+//   BENCH_DURATION=10      seconds measured per target
+//   BENCH_WARMUP=2         seconds of unmeasured warm-up per target
+//   BENCH_CONNECTIONS=50
+//   BENCH_SDK=false        skip the SDK comparison
+//   BENCH_CPU_PROF=true    profile our server (node --cpu-prof) into bench/results/profiles/
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
+import { summarizeProfile } from './profile-summary.mjs';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WITH_SDK = process.env.BENCH_SDK !== 'false';
+const CPU_PROF = process.env.BENCH_CPU_PROF === 'true';
+const TARGET_RATIO = 0.15;
+const TARGET_VS_SDK = 5;
+const RESULTS = join(ROOT, 'bench/results');
+const PROFILES = join(RESULTS, 'profiles');
+
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+
+/** Starts a bench server script; resolves when it prints `listening <port>`. */
+function startChild(script, env = {}) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.once('exit', (code) => fail(new Error(`${script} exited (${code}) before listening`)));
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      const port = /listening (\d+)/.exec(out)?.[1];
+      if (port) {
+        child.removeAllListeners('exit');
+        done({
+          url: `http://127.0.0.1:${port}/mcp`,
+          pid: child.pid,
+          stop: () => new Promise((exited) => (child.exitCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM')))),
+        });
+      }
+    });
+  });
+}
+
+/** Resident set size (current and peak) of a process, in MB, from /proc. */
+function rss(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return { rssMb: null, peakMb: null };
+  }
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Sums and counts of the activity log's histograms in our server's /metrics (null when absent). */
+async function activityMetrics(origin) {
+  try {
+    const text = await (await fetch(`${origin}/metrics`)).text();
+    const value = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const m = {
+      lagSum: value('reblog_activity_commit_lag_seconds_sum'),
+      lagCount: value('reblog_activity_commit_lag_seconds_count'),
+      batchSum: value('reblog_activity_batch_size_sum'),
+      batchCount: value('reblog_activity_batch_size_count'),
+    };
+    return Object.values(m).some(Number.isNaN) ? null : m;
+  } catch {
+    return null;
+  }
+}
+
+async function post(url, headers, body) {
+  const res = await fetch(url, { method: 'POST', headers, body });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+function cannon(url, headers, body, duration) {
+  return autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
+}
+
+/** Warm-up, then a measured run; fails if any answer was not 2xx. */
+async function measure(name, pid, url, headers, body, metricsOrigin) {
+  if (WARMUP > 0) await cannon(url, headers, body, WARMUP);
+  process.stdout.write(`  ${name}: ${DURATION} s at ${CONNECTIONS} connections... `);
+  const before = metricsOrigin ? await activityMetrics(metricsOrigin) : null;
+  const cpuBefore = cpuSeconds(pid);
+  const r = await cannon(url, headers, body, DURATION);
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  const after = before ? await activityMetrics(metricsOrigin) : null;
+  // How long each answer waited for its activity entry's commit, and how many entries a commit held.
+  const activity =
+    before && after && after.lagCount > before.lagCount
+      ? {
+          activityCommitWaitMs: +((1000 * (after.lagSum - before.lagSum)) / (after.lagCount - before.lagCount)).toFixed(1),
+          activityBatch: +((after.batchSum - before.batchSum) / (after.batchCount - before.batchCount)).toFixed(1),
+        }
+      : {};
+  const memory = rss(pid);
+  const result = {
+    name,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    // Share of one core the server process used while measured: far below 100% means it waits (I/O), not computes.
+    cpuPct: Number.isNaN(cpu) ? null : Math.round((100 * cpu) / DURATION),
+    ...memory,
+    ...activity,
+  };
+  console.log(`${result.rps} req/s${result.activityCommitWaitMs !== undefined ? ` (activity log: ${result.activityCommitWaitMs} ms mean wait for the commit, ${result.activityBatch} entries per commit)` : ''}`);
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
+  return result;
+}
+
+function table(rows, baseline, sdk) {
+  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'RSS MB', 'peak MB', '× baseline', '× SDK'];
+  const lines = rows.map((r) => [
+    r.name,
+    String(r.rps),
+    String(r.p50),
+    String(r.p99),
+    String(r.cpuPct ?? '-'),
+    String(r.rssMb ?? '-'),
+    String(r.peakMb ?? '-'),
+    (r.rps / baseline.rps).toFixed(3),
+    sdk ? (r.rps / sdk.rps).toFixed(1) : '-',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
+}
+
+async function main() {
+  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  if (CPU_PROF) {
+    rmSync(PROFILES, { recursive: true, force: true });
+    mkdirSync(PROFILES, { recursive: true });
+  }
+  console.log(`Protocol bench: node ${process.version}, ${cpus().length} CPUs, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target (shared machine: compare ratios, not absolutes)\n`);
+
+  const ours = await startServer({ nodeArgs: CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', PROFILES] : [] });
+  const children = [ours];
+  const work = join(tmpdir(), `reblog-bench-${process.pid}`);
+  mkdirSync(work, { recursive: true });
+  try {
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${ours.key}`,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    // Check the answers once before measuring them.
+    const listed = await post(ours.url, headers, LIST);
+    const tools = JSON.parse(listed.text).result?.tools ?? [];
+    if (listed.status !== 200 || !tools.some((t) => t.name === 'list_projects')) throw new Error(`tools/list answered ${listed.status}: ${listed.text.slice(0, 300)}`);
+    const called = await post(ours.url, headers, CALL);
+    const result = JSON.parse(called.text).result;
+    if (called.status !== 200 || !result || result.isError || !result.structuredContent?.items?.length) throw new Error(`tools/call list_projects answered ${called.status}: ${called.text.slice(0, 300)}`);
+    const bodyFile = join(work, 'tools-list.json');
+    writeFileSync(bodyFile, listed.text);
+
+    const raw = await startChild(join(ROOT, 'bench/servers/raw-http.mjs'), { BENCH_BODY_FILE: bodyFile });
+    children.push(raw);
+    const rows = [];
+    rows.push(await measure('raw node:http (baseline)', raw.pid, raw.url, headers, LIST));
+    await raw.stop();
+    rows.push(await measure('ours tools/list', ours.pid, ours.url, headers, LIST, ours.origin));
+    rows.push(await measure('ours tools/call list_projects', ours.pid, ours.url, headers, CALL, ours.origin));
+
+    let sdk;
+    if (WITH_SDK) {
+      const recipe = await startChild(join(ROOT, 'bench/servers/sdk-stateless.mjs'));
+      children.push(recipe);
+      const check = await post(recipe.url, headers, CALL);
+      if (check.status !== 200 || !check.text.includes('Demo blog')) throw new Error(`The SDK recipe answered ${check.status}: ${check.text.slice(0, 300)}`);
+      sdk = await measure('SDK stateless tools/call', recipe.pid, recipe.url, headers, CALL);
+      rows.push(sdk);
+      await recipe.stop();
+    }
+
+    const [baseline] = rows;
+    console.log('\n' + table(rows, baseline, sdk) + '\n');
+    const verdicts = [];
+    for (const row of rows.filter((r) => r.name.startsWith('ours'))) {
+      const ratio = row.rps / baseline.rps;
+      verdicts.push({ target: `${row.name} ≥ ${TARGET_RATIO} × baseline`, value: +ratio.toFixed(3), met: ratio >= TARGET_RATIO });
+      if (sdk) verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +(row.rps / sdk.rps).toFixed(1), met: row.rps / sdk.rps >= TARGET_VS_SDK });
+    }
+    for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
+
+    await ours.stop();
+    children.shift();
+    let profile;
+    if (CPU_PROF) {
+      const file = readdirSync(PROFILES).find((f) => f.endsWith('.cpuprofile'));
+      if (file) {
+        profile = { file: join('bench/results/profiles', file), top: summarizeProfile(join(PROFILES, file), 20) };
+        console.log(`\nCPU profile of our server (${profile.file}), top self time:`);
+        for (const f of profile.top) console.log(`  ${f.selfPct.toFixed(1).padStart(5)}%  ${f.name}  ${f.where}`);
+      }
+    }
+
+    const latest = join(RESULTS, 'latest.json');
+    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
+    all.protocol = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      warmupSeconds: WARMUP,
+      rows: rows.map((r) => ({ ...r, ratioToBaseline: +(r.rps / baseline.rps).toFixed(3), ratioToSdk: sdk ? +(r.rps / sdk.rps).toFixed(2) : null })),
+      verdicts,
+      ...(profile ? { profile } : {}),
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
+    console.log(`\nWritten to bench/results/latest.json`);
+    process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
+  } finally {
+    for (const child of children) await child.stop().catch(() => undefined);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 2;
+});
