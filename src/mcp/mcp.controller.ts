@@ -89,7 +89,14 @@ export class McpController {
     return this.notAllowed(req, res, `Method not allowed: ${req.method} /mcp is not served; POST JSON-RPC messages to /mcp.`);
   }
 
-  private notAllowed(req: McpRequest, res: Response, message: string): Promise<void> {
+  private async notAllowed(req: McpRequest, res: Response, message: string): Promise<void> {
+    // A session named here is checked (404) and its client recorded, as for a POST (the SDK sends GET within its session).
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = await this.sessions.get(sessionId, req.mcp.principal!);
+      req.mcp.sessionId = session.id;
+      req.mcp.client = session.client;
+    }
     const error = { code: RpcCode.ServerError, message };
     return this.responder.send(req, res, 405, errorBody(null, error.code, message), { method: req.method, outcome: 'invalid', error }, { Allow: 'POST, DELETE' });
   }

@@ -162,6 +162,11 @@ describe('/mcp transport', () => {
       expect(noKey.headers['www-authenticate']).toBe(CHALLENGE);
       const badOrigin = await t.http.get('/mcp').set(auth()).set('Origin', 'https://evil.example');
       expect(badOrigin.status).toBe(403);
+      const unknownSession = await t.http.get('/mcp').set(auth()).set('Mcp-Session-Id', 'gone');
+      expect(unknownSession.status).toBe(404);
+      const { sessionId } = await initSession(t, tenant.key);
+      const inSession = await t.http.get('/mcp').set(auth()).set('Mcp-Session-Id', sessionId);
+      expect(inSession.status).toBe(405);
     });
 
     it('DELETE with a session id ends the session (204); the id is then 404', async () => {
