@@ -1,15 +1,17 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { ActivityModule } from '../activity/activity.module.js';
+import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
+import { TrashController } from './trash.controller.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule],
-  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController],
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule],
+  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController],
   providers: [AdminGuard],
 })
 export class AdminModule {}

@@ -38,3 +38,20 @@ export function articleView(a: Article) {
 
 export type ArticleSummary = ReturnType<typeof articleSummary>;
 export type ArticleView = ReturnType<typeof articleView>;
+
+/** Days an article stays in the trash before it is purged. */
+export const TRASH_DAYS = 30;
+
+/** An article in the trash: its summary, who trashed it and when, and when it will be purged. */
+export function trashedView(a: Article) {
+  const deletedAt = a.deleted_at as Date;
+  return {
+    ...articleSummary(a),
+    project_id: a.project_id,
+    deleted_at: deletedAt,
+    deleted_by: a.deleted_by,
+    purge_at: new Date(deletedAt.getTime() + TRASH_DAYS * 86_400_000),
+  };
+}
+
+export type TrashedArticleView = ReturnType<typeof trashedView>;

@@ -149,6 +149,16 @@ function listing(definition: ToolDefinition, withProject: boolean) {
   };
 }
 
+/** Patterns of the tool schemas, said in words. */
+const PATTERN_RULES: Record<string, string> = {
+  '^[a-z0-9]+(?:-[a-z0-9]+)*$': 'be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post")',
+};
+
+/** Formats of the tool schemas, said in words. */
+const FORMAT_RULES: Record<string, string> = {
+  'date-time': 'an ISO-8601 date-time with a time zone, such as "2026-01-31T09:00:00Z"',
+};
+
 /** A sentence naming the argument and what is allowed, for a model to correct its call. */
 export function describeSchemaError(error: ErrorObject | undefined): string {
   if (!error) return 'Invalid arguments.';
@@ -175,7 +185,7 @@ export function describeSchemaError(error: ErrorObject | undefined): string {
     case 'exclusiveMaximum':
       return `Invalid value for "${name}": must be ${p.comparison as string} ${p.limit as number}.`;
     case 'minLength':
-      return `Invalid value for "${name}": must be at least ${p.limit as number} characters long.`;
+      return p.limit === 1 ? `Invalid value for "${name}": must not be empty.` : `Invalid value for "${name}": must be at least ${p.limit as number} characters long.`;
     case 'maxLength':
       return `Invalid value for "${name}": must be at most ${p.limit as number} characters long.`;
     case 'maxItems':
@@ -183,9 +193,9 @@ export function describeSchemaError(error: ErrorObject | undefined): string {
     case 'minItems':
       return `Invalid value for "${name}": at least ${p.limit as number} items.`;
     case 'pattern':
-      return `Invalid value for "${name}": must match ${p.pattern as string}.`;
+      return `Invalid value for "${name}": must ${PATTERN_RULES[p.pattern as string] ?? `match ${p.pattern as string}`}.`;
     case 'format':
-      return `Invalid value for "${name}": must be a valid ${p.format as string}.`;
+      return `Invalid value for "${name}": must be ${FORMAT_RULES[p.format as string] ?? `a valid ${p.format as string}`}.`;
     case 'oneOf':
     case 'anyOf':
     case 'not':

@@ -1,4 +1,6 @@
+import { ARTICLE_LIMITS } from '../articles/article-rules.js';
 import { ARTICLE_STATUSES } from '../articles/article.entity.js';
+import { HANDLE_PATTERN } from '../articles/handles.js';
 
 /** JSON Schemas of article results, shared by the article tools' `outputSchema`. */
 const nullableDate = { type: ['string', 'null'], format: 'date-time' };
@@ -32,3 +34,25 @@ export const ARTICLE_SCHEMA = {
   },
   required: [...ARTICLE_SUMMARY_SCHEMA.required, 'project_id', 'body', 'created_at', 'featured_image_id', 'source', 'job_id'],
 };
+
+/** Input properties shared by create_article and update_article; the numbers are the domain's limits. */
+export const ARTICLE_FIELD_PROPERTIES = {
+  title: { type: 'string', minLength: 1, maxLength: ARTICLE_LIMITS.titleMax, description: `Title, 1 to ${ARTICLE_LIMITS.titleMax} characters.` },
+  body: { type: 'string', maxLength: ARTICLE_LIMITS.bodyMaxBytes, description: 'Body in markdown, at most 1 MiB.' },
+  handle: {
+    type: 'string',
+    minLength: 1,
+    maxLength: ARTICLE_LIMITS.handleMax,
+    pattern: HANDLE_PATTERN.source,
+    description: `URL slug, unique in the project: lower-case letters and digits joined by single hyphens, at most ${ARTICLE_LIMITS.handleMax} characters.`,
+  },
+  excerpt: { type: 'string', maxLength: ARTICLE_LIMITS.excerptMax, description: `Short summary, at most ${ARTICLE_LIMITS.excerptMax} characters.` },
+  tags: {
+    type: 'array',
+    maxItems: ARTICLE_LIMITS.tagsMax,
+    items: { type: 'string', minLength: 1, maxLength: ARTICLE_LIMITS.tagMax },
+    description: `Up to ${ARTICLE_LIMITS.tagsMax} tags of 1 to ${ARTICLE_LIMITS.tagMax} characters; replaces the article's tags.`,
+  },
+};
+
+export const ARTICLE_ID_PROPERTY = { type: 'string', minLength: 1, maxLength: 100, description: 'The article id (from list_articles or get_article).' };

@@ -6,6 +6,8 @@ import { McpModule } from '../mcp/mcp.module.js';
 import { MediaModule } from '../media/media.module.js';
 import { CancelJobTool } from './cancel-job.tool.js';
 import { ConfigureAgentTool } from './configure-agent.tool.js';
+import { CreateArticleTool } from './create-article.tool.js';
+import { DeleteArticleTool } from './delete-article.tool.js';
 import { GenerateImageTool } from './generate-image.tool.js';
 import { GetAgentConfigTool } from './get-agent-config.tool.js';
 import { GetArticleTool } from './get-article.tool.js';
@@ -14,6 +16,8 @@ import { JobReplies } from './job-replies.js';
 import { ListArticlesTool } from './list-articles.tool.js';
 import { ListJobsTool } from './list-jobs.tool.js';
 import { ListProjectsTool } from './list-projects.tool.js';
+import { PublishArticleTool } from './publish-article.tool.js';
+import { UpdateArticleTool } from './update-article.tool.js';
 import { WriteArticleTool } from './write-article.tool.js';
 
 /** Every MCP tool of the product: thin adapters over the domain services, found by the catalogue at boot. */
@@ -23,6 +27,10 @@ import { WriteArticleTool } from './write-article.tool.js';
     ListProjectsTool,
     ListArticlesTool,
     GetArticleTool,
+    CreateArticleTool,
+    UpdateArticleTool,
+    PublishArticleTool,
+    DeleteArticleTool,
     CancelJobTool,
     ConfigureAgentTool,
     GenerateImageTool,

@@ -1,0 +1,191 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Article, ArticleStatus } from './article.entity.js';
+import { articleSummary, type ArticleSummary } from './article.views.js';
+
+/** Which project of which account an operation acts on; every query filters by both. */
+export interface ProjectScope {
+  accountId: string;
+  projectId: string;
+}
+
+export interface ListArticlesQuery {
+  page: number;
+  page_size: number;
+  status?: ArticleStatus;
+  search?: string;
+  tag?: string;
+}
+
+export interface ArticleListing {
+  items: ArticleSummary[];
+  pagination: { total: number; page: number; page_size: number; pages: number };
+}
+
+/** Every ANCHOR_EVERY-th row of a listing is remembered, so a deep page seeks to it instead of skipping rows. */
+export const ANCHOR_EVERY = 256;
+const MAX_ANCHOR_SETS = 1_000;
+/** A refresh of one listing's anchors costs one pass over its index: at most one a second, and ≤ 5% of the time. */
+const REFRESH_MIN_INTERVAL_MS = 1_000;
+const REFRESH_MAX_SHARE = 0.05;
+
+/** Keyset positions of one listing (a project, optionally one status), valid for one generation of the project. */
+interface AnchorSet {
+  generation: string;
+  /** anchors[j] is the row at position (j + 1) × ANCHOR_EVERY (0-based) in listing order. */
+  anchors: { updatedAt: string; id: string }[];
+}
+
+interface Refresh {
+  startedAt: number;
+  tookMs: number;
+  running?: Promise<void>;
+}
+
+type Row = Article & { total: number; generation: string | null };
+
+const COLUMNS = 'a.id, a.handle, a.title, a.excerpt, a.status, a.tags, a.published_at, a.updated_at, a.version';
+
+/**
+ * `list_articles` at scale, in one statement per call:
+ * - the total comes from `article_counts` (kept by a trigger), not from counting the project;
+ * - the page is a deferred join: ids are found on the covering index `(project_id[, status], updated_at, id)`
+ *   (index-only), then only the page's rows are read;
+ * - a deep page starts from the nearest remembered keyset anchor (`(updated_at, id) <= anchor`), so page 4000
+ *   skips at most ANCHOR_EVERY index entries instead of 80,000. Anchors belong to one generation of the
+ *   project (bumped by every write in the same trigger); the statement returns the generation it saw, and a
+ *   page read with anchors of another generation is read again without them.
+ * - search and tag filters use the trigram and tag GIN indexes; their totals are counted over the matches.
+ */
+@Injectable()
+export class ArticleListingService {
+  private readonly log = new Logger(ArticleListingService.name);
+  private readonly anchorSets = new Map<string, AnchorSet>();
+  private readonly refreshes = new Map<string, Refresh>();
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async list(scope: ProjectScope, q: ListArticlesQuery): Promise<ArticleListing> {
+    const offset = (q.page - 1) * q.page_size;
+    const rows = q.search !== undefined || q.tag !== undefined ? await this.filtered(scope, q, offset) : await this.byStatus(scope, q, offset);
+    const total = rows.length ? Number(rows[0].total) : 0;
+    return {
+      items: rows.filter((r) => r.id !== null).map(articleSummary),
+      pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) },
+    };
+  }
+
+  /** Live articles per project, for the projects given (of one account). */
+  async countByProject(accountId: string, projectIds: string[]): Promise<Map<string, number>> {
+    const rows = (await this.db.query(`SELECT project_id, n::int AS n FROM article_counts WHERE account_id = $1 AND project_id = ANY($2) AND status = '*'`, [
+      accountId,
+      projectIds,
+    ])) as { project_id: string; n: number }[];
+    return new Map(rows.map((r) => [r.project_id, r.n]));
+  }
+
+  private async byStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Row[]> {
+    const key = `${scope.projectId}|${q.status ?? '*'}`;
+    const set = offset >= ANCHOR_EVERY ? this.anchorSets.get(key) : undefined;
+    if (set && set.anchors.length) {
+      const j = Math.min(Math.floor(offset / ANCHOR_EVERY), set.anchors.length) - 1;
+      const anchor = set.anchors[j];
+      const rows = await this.pageByStatus(scope, q, offset - (j + 1) * ANCHOR_EVERY, anchor);
+      if (rows[0]?.generation === set.generation) return rows;
+    }
+    const rows = await this.pageByStatus(scope, q, offset);
+    if (offset >= ANCHOR_EVERY && rows[0]?.generation) this.refreshAnchors(key, scope, q.status);
+    return rows;
+  }
+
+  private pageByStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number, anchor?: { updatedAt: string; id: string }): Promise<Row[]> {
+    const params: unknown[] = [scope.accountId, scope.projectId, q.status ?? '*', q.page_size, offset];
+    const where = ['project_id = $2', 'deleted_at IS NULL'];
+    if (q.status) where.push('status = $3');
+    if (anchor) {
+      params.push(anchor.updatedAt, anchor.id);
+      where.push('(updated_at, id) <= ($6::timestamptz, $7::uuid)');
+    }
+    // The inner select filters by project only so that it stays index-only (account_id is not in the index);
+    // a project belongs to one account, and the join and the counts both filter by account too.
+    return this.db.query(
+      `WITH c AS (
+         SELECT coalesce(sum(n) FILTER (WHERE status = $3), 0)::int AS total, max(generation) FILTER (WHERE status = '*')::text AS generation
+           FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status IN ('*', $3)
+       ), p AS (
+         SELECT id, updated_at FROM articles WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT $4 OFFSET $5
+       )
+       SELECT c.total, c.generation, ${COLUMNS}
+         FROM c LEFT JOIN (p JOIN articles a ON a.id = p.id AND a.account_id = $1) ON true
+        ORDER BY p.updated_at DESC, p.id DESC`,
+      params,
+    ) as Promise<Row[]>;
+  }
+
+  private filtered(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Row[]> {
+    const params: unknown[] = [scope.accountId, scope.projectId, q.page_size, offset];
+    const where = ['account_id = $1', 'project_id = $2', 'deleted_at IS NULL'];
+    if (q.status) {
+      params.push(q.status);
+      where.push(`status = $${params.length}`);
+    }
+    if (q.search !== undefined) {
+      // Both sides lower-case and LIKE-escaped, so the pg_trgm GIN indexes on lower(title) and handle answer it.
+      params.push(`%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+      where.push(`(lower(title) LIKE $${params.length} OR handle LIKE $${params.length})`);
+    }
+    if (q.tag !== undefined) {
+      params.push([q.tag]);
+      where.push(`tags @> $${params.length}::text[]`);
+    }
+    // One pass over the matches gives both the total and the page.
+    return this.db.query(
+      `WITH m AS MATERIALIZED (
+         SELECT id, updated_at FROM articles WHERE ${where.join(' AND ')}
+       ), p AS (
+         SELECT id, updated_at FROM m ORDER BY updated_at DESC, id DESC LIMIT $3 OFFSET $4
+       )
+       SELECT (SELECT count(*) FROM m)::int AS total, NULL AS generation, ${COLUMNS}
+         FROM (SELECT 1) one LEFT JOIN (p JOIN articles a ON a.id = p.id AND a.account_id = $1) ON true
+        ORDER BY p.updated_at DESC, p.id DESC`,
+      params,
+    ) as Promise<Row[]>;
+  }
+
+  /** Recomputes a listing's anchors in the background, in one statement (one snapshot with its generation). */
+  private refreshAnchors(key: string, scope: ProjectScope, status: ArticleStatus | undefined): void {
+    const now = Date.now();
+    const last = this.refreshes.get(key);
+    if (last && (last.running || now - last.startedAt < Math.max(REFRESH_MIN_INTERVAL_MS, last.tookMs / REFRESH_MAX_SHARE))) return;
+    const refresh: Refresh = { startedAt: now, tookMs: 0 };
+    refresh.running = (async () => {
+      const params: unknown[] = [scope.accountId, scope.projectId, ANCHOR_EVERY];
+      if (status) params.push(status);
+      const rows = (await this.db.query(
+        `WITH r AS (
+           SELECT updated_at, id, row_number() OVER (ORDER BY updated_at DESC, id DESC) AS rn
+             FROM articles WHERE project_id = $2 AND deleted_at IS NULL ${status ? 'AND status = $4' : ''}
+         )
+         SELECT (SELECT generation::text FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*') AS generation,
+                r.updated_at::text AS updated_at, r.id
+           FROM (SELECT 1) one LEFT JOIN r ON r.rn % $3 = 1 AND r.rn > 1
+          ORDER BY r.rn`,
+        params,
+      )) as { generation: string | null; updated_at: string | null; id: string | null }[];
+      const generation = rows[0]?.generation;
+      if (!generation) return;
+      this.anchorSets.delete(key);
+      if (this.anchorSets.size >= MAX_ANCHOR_SETS) this.anchorSets.delete(this.anchorSets.keys().next().value!);
+      this.anchorSets.set(key, { generation, anchors: rows.filter((r) => r.id !== null).map((r) => ({ updatedAt: r.updated_at!, id: r.id! })) });
+    })()
+      .catch((err: Error) => this.log.warn(`Could not refresh the listing anchors of ${key}: ${err.message}`))
+      .finally(() => {
+        refresh.tookMs = Date.now() - refresh.startedAt;
+        refresh.running = undefined;
+      });
+    this.refreshes.delete(key);
+    if (this.refreshes.size >= MAX_ANCHOR_SETS) this.refreshes.delete(this.refreshes.keys().next().value!);
+    this.refreshes.set(key, refresh);
+  }
+}
