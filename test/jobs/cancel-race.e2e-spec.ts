@@ -1,0 +1,84 @@
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { callTool, configuredTenant, createDatabase, eventually, sleep, withClient } from './job-helpers.js';
+import { toolJson } from '../support/mcp-client.js';
+
+/**
+ * cancel_job racing the job's completion, many times: whichever wins, the job ends in exactly one
+ * terminal state that never changes afterwards, and a cancelled job has written nothing.
+ */
+describe('jobs: cancel racing completion', () => {
+  let t: TestApp;
+  let db: Awaited<ReturnType<typeof createDatabase>>;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    // Jobs take ~40 ms in 10 steps; calls answer at once with the job id.
+    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '40' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  it('ends in exactly one terminal state, never changed, with nothing written after a cancel', async () => {
+    const tenant = await configuredTenant(t);
+    const outcomes = new Map<string, 'cancelled' | 'succeeded'>();
+    let cancelled = 0;
+    let succeeded = 0;
+    // Until both outcomes were seen several times (the race must really be run), within a bound.
+    for (let i = 0; i < 400 && (cancelled < 5 || succeeded < 5); i++) {
+      const started = toolJson(await callTool(t, tenant.key, 'write_article', { brief: `Race ${i}` }));
+      expect(started.status).toBe('running');
+      await sleep(Math.floor(Math.random() * 90));
+      const answer = await callTool(t, tenant.key, 'cancel_job', { job_id: started.job_id });
+      const value = toolJson(answer);
+      if (answer.isError) {
+        // Lost the race: the job had already finished, and says how.
+        expect(value.error).toEqual({ code: 'invalid_state', message: `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.` });
+        outcomes.set(started.job_id, 'succeeded');
+        succeeded++;
+      } else {
+        expect(value).toMatchObject({ id: started.job_id, status: 'cancelled' });
+        outcomes.set(started.job_id, 'cancelled');
+        cancelled++;
+      }
+    }
+    expect(cancelled).toBeGreaterThanOrEqual(5);
+    expect(succeeded).toBeGreaterThanOrEqual(5);
+
+    const ids = [...outcomes.keys()];
+    const read = () =>
+      withClient(db.url, async (c) => {
+        const jobs = await c.query('SELECT id, status, result, locked_by FROM jobs WHERE id = ANY($1::uuid[])', [ids]);
+        const articles = await c.query('SELECT job_id, count(*)::int AS n FROM articles WHERE job_id = ANY($1::uuid[]) GROUP BY job_id', [ids]);
+        return { jobs: jobs.rows, articles: new Map<string, number>(articles.rows.map((r) => [r.job_id, r.n])) };
+      });
+    // Workers of cancelled runs finish their steps; none of them may write anything.
+    await eventually(read, (s) => s.jobs.every((j) => j.locked_by === null));
+    await sleep(1_000);
+    const state = await read();
+    for (const job of state.jobs) {
+      const outcome = outcomes.get(job.id);
+      expect({ id: job.id, status: job.status }).toEqual({ id: job.id, status: outcome });
+      expect({ id: job.id, articles: state.articles.get(job.id) ?? 0 }).toEqual({ id: job.id, articles: outcome === 'succeeded' ? 1 : 0 });
+      if (outcome === 'cancelled') expect(job.result).toBeNull();
+    }
+  });
+
+  it('two cancels at once: one cancels, the other is told the job is already cancelled', async () => {
+    const tenant = await configuredTenant(t);
+    for (let i = 0; i < 10; i++) {
+      const started = toolJson(await callTool(t, tenant.key, 'write_article', { brief: `Twice ${i}` }));
+      const answers = await Promise.all([0, 1].map(() => callTool(t, tenant.key, 'cancel_job', { job_id: started.job_id })));
+      const errors = answers.filter((a) => a.isError).map((a) => toolJson(a).error.message);
+      const wins = answers.filter((a) => !a.isError);
+      if (wins.length === 0) {
+        // Both lost to the job's completion.
+        expect(errors).toEqual([0, 1].map(() => `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.`));
+      } else {
+        expect(wins).toHaveLength(1);
+        expect(errors).toEqual([`Job "${started.job_id}" already cancelled; a finished job cannot be cancelled.`]);
+      }
+    }
+  });
+});
