@@ -21,4 +21,6 @@ export class ActivityEntry {
   @Column('jsonb', { nullable: true }) error: { code: number; message: string } | null;
   @Column('int') duration_ms: number;
   @Column('int') count: number;
+  /** `<outcome>:<credential id>:<unix second>` on folded refusals (one row per credential per second); null otherwise. */
+  @Column('text', { nullable: true }) fold_key: string | null;
 }

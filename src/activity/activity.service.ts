@@ -1,8 +1,9 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { ActivityEntry, Outcome } from './activity-entry.entity.js';
 
 /** What the MCP layer records for one request. */
@@ -28,60 +29,99 @@ export interface ActivityFilter {
   tool?: string;
 }
 
-const COLUMNS = ['id', 'at', 'account_id', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error', 'duration_ms', 'count'] as const;
-const MAX_BATCH = 500;
+const COLUMNS = ['id', 'at', 'account_id', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error', 'duration_ms', 'count', 'fold_key'] as const;
+const TYPES = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text', 'uuid', 'text', 'jsonb', 'int4', 'int4', 'text'];
+const COUNT = COLUMNS.indexOf('count');
+const FOLD = COLUMNS.indexOf('fold_key');
+
+/**
+ * One statement for any batch: one array per column (the SQL text never changes, and it stays cheap
+ * for large batches). A folded entry adds its count to the row already holding its fold key.
+ */
+const INSERT =
+  `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` +
+  `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ` +
+  `ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count`;
+
+/** Outcomes whose bursts are folded into one entry per credential per second (admin-api.md). */
+const FOLDED: ReadonlySet<Outcome> = new Set(['rate_limited']);
+const MAX_BATCH = 1_000;
+/** Entries kept in memory while the database is unreachable, written when it is back. */
+const MAX_HELD = 100_000;
+const RETRY_MS = 1_000;
+
+type Row = unknown[];
 
 interface Pending {
-  row: unknown[];
+  row: Row;
+  queuedAt: number;
   done: () => void;
   fail: (err: unknown) => void;
 }
 
 /**
- * The account owner's activity log. Writes are group-committed: entries that arrive while a batch
- * is being written go into the next multi-row INSERT, and each caller is answered once its entry is
- * durable, so a response is never sent for a request whose entry could still be lost.
+ * The account owner's activity log.
+ *
+ * Writes are group-committed: entries that arrive while a batch is being written go into the next
+ * multi-row INSERT, and each caller is answered once its entry is durable, so a response is never
+ * sent for a request whose entry could still be lost. Refusals by the rate limit are folded into one
+ * row per credential per second (a unique fold key, the count added on conflict), so a flood of them
+ * adds one row a second however many requests it holds; the counts add up to the requests made.
+ *
+ * While the database cannot be reached, entries are held in memory (up to {@link MAX_HELD}) and
+ * written as soon as it answers again; the callers are not held up for it. An entry the database
+ * refuses (bad data) is written alone, so it never takes its batch down with it.
  */
 @Injectable()
 export class ActivityService implements OnApplicationShutdown {
   private readonly log = new Logger(ActivityService.name);
   private queue: Pending[] = [];
+  private held: Row[] = [];
   private flushing: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
 
   record(entry: ActivityRecord): Promise<void> {
-    const row = [
+    const at = entry.at ?? new Date();
+    const row: Row = [
       newId(),
-      entry.at ?? new Date(),
+      at,
       entry.accountId,
       entry.credential.type,
       entry.credential.id,
-      entry.credential.name,
-      entry.client?.name ?? null,
-      entry.client?.version ?? null,
-      entry.sessionId,
-      entry.method,
-      entry.tool,
+      text(entry.credential.name, 200),
+      entry.client ? text(entry.client.name, 200) : null,
+      entry.client ? text(entry.client.version, 100) : null,
+      entry.sessionId === null ? null : text(entry.sessionId, 200),
+      text(entry.method, 100),
+      entry.tool === null ? null : text(entry.tool, 100),
       entry.projectId,
       entry.outcome,
-      entry.error ? JSON.stringify(entry.error) : null,
-      Math.max(0, Math.round(entry.durationMs)),
+      entry.error ? JSON.stringify({ code: entry.error.code, message: text(entry.error.message, 1_000) }) : null,
+      Math.min(2_147_483_647, Math.max(0, Math.round(entry.durationMs))),
       entry.count ?? 1,
+      FOLDED.has(entry.outcome) ? `${entry.outcome}:${entry.credential.id}:${Math.floor(at.getTime() / 1000)}` : null,
     ];
     return new Promise((done, fail) => {
-      this.queue.push({ row, done, fail });
-      if (!this.flushing) this.flushing = this.drain();
+      this.queue.push({ row, queuedAt: performance.now(), done, fail });
+      this.flushing ??= this.drain();
     });
   }
 
-  /** Resolves once everything recorded so far is written. */
+  /** Resolves once everything recorded so far is written (or held because the database is away). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.flush();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.held.length) await this.writeHeld();
+    if (this.held.length) this.log.error(`${this.held.length} activity entries could not be written before shutdown: the database did not answer.`);
   }
 
   private async drain(): Promise<void> {
@@ -90,24 +130,100 @@ export class ActivityService implements OnApplicationShutdown {
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.insert(batch.map((p) => p.row));
-        for (const p of batch) p.done();
+        await this.write(batch.map((p) => p.row));
+        const now = performance.now();
+        for (const p of batch) {
+          this.metrics?.activityLag.observe((now - p.queuedAt) / 1000);
+          p.done();
+        }
       } catch (err) {
-        this.log.error(`Could not write ${batch.length} activity entries: ${(err as Error).message}`);
-        for (const p of batch) p.fail(err);
+        if (unreachable(err)) {
+          this.hold(batch.map((p) => p.row), err as Error);
+          for (const p of batch) p.done();
+        } else {
+          await this.writeOneByOne(batch);
+        }
       }
     }
     this.flushing = null;
   }
 
-  private async insert(rows: unknown[][]): Promise<void> {
-    const params: unknown[] = [];
-    const tuples = rows.map((row) => {
-      const start = params.length;
-      params.push(...row);
-      return `(${row.map((_, i) => `$${start + i + 1}`).join(',')})`;
-    });
-    await this.db.query(`INSERT INTO activity_log (${COLUMNS.join(',')}) VALUES ${tuples.join(',')}`, params);
+  /** A batch the database refused: each entry alone, so one bad entry loses nothing but itself. */
+  private async writeOneByOne(batch: Pending[]): Promise<void> {
+    for (const p of batch) {
+      try {
+        await this.write([p.row]);
+        p.done();
+      } catch (err) {
+        if (unreachable(err)) {
+          this.hold([p.row], err as Error);
+          p.done();
+          continue;
+        }
+        this.metrics?.activityFailures.inc();
+        this.log.error(`Activity entry refused by the database: ${(err as Error).message}`);
+        p.fail(err);
+      }
+    }
+  }
+
+  private hold(rows: Row[], err: Error): void {
+    if (!this.held.length) this.log.warn(`Activity log unreachable (${err.message}): holding entries in memory until the database answers.`);
+    this.held.push(...rows);
+    if (this.held.length > MAX_HELD) {
+      const lost = this.held.splice(0, this.held.length - MAX_HELD);
+      this.metrics?.activityFailures.inc(lost.length);
+      this.log.error(`${lost.length} activity entries dropped: more than ${MAX_HELD} waited for the database.`);
+    }
+    this.retryTimer ??= setTimeout(() => void this.retryHeld(), RETRY_MS);
+  }
+
+  private async retryHeld(): Promise<void> {
+    this.retryTimer = null;
+    await this.writeHeld();
+    if (this.held.length) this.retryTimer = setTimeout(() => void this.retryHeld(), RETRY_MS);
+    else this.log.log('Activity log reachable again: held entries written.');
+  }
+
+  private async writeHeld(): Promise<void> {
+    while (this.held.length) {
+      const rows = this.held.slice(0, MAX_BATCH);
+      try {
+        await this.write(rows);
+      } catch (err) {
+        if (unreachable(err)) return;
+        // Bad data among held rows: write them one by one, dropping what the database refuses.
+        for (const row of rows) {
+          await this.write([row]).catch((e: Error) => {
+            if (unreachable(e)) throw e;
+            this.metrics?.activityFailures.inc();
+            this.log.error(`Held activity entry refused by the database: ${e.message}`);
+          });
+        }
+      }
+      this.held.splice(0, rows.length);
+    }
+  }
+
+  /** One INSERT of `rows`; folded entries of the same key are summed first (one statement may not touch a row twice). */
+  private async write(rows: Row[]): Promise<void> {
+    const folded = new Map<string, Row>();
+    const plain: Row[] = [];
+    for (const row of rows) {
+      const key = row[FOLD] as string | null;
+      if (key === null) {
+        plain.push(row);
+        continue;
+      }
+      const first = folded.get(key);
+      if (first) first[COUNT] = (first[COUNT] as number) + (row[COUNT] as number);
+      else folded.set(key, [...row]);
+    }
+    // Fold rows in key order: two instances updating the same rows never wait on each other in a cycle.
+    const all = plain.concat([...folded.values()].sort((a, b) => ((a[FOLD] as string) < (b[FOLD] as string) ? -1 : 1)));
+    const columns = COLUMNS.map((_, c) => all.map((row) => row[c]));
+    await this.db.query(INSERT, columns);
+    this.metrics?.activityBatchSize.observe(rows.length);
   }
 
   async list(accountId: string, filter: ActivityFilter, limit = 50, cursor?: string): Promise<Page<ReturnType<typeof view>>> {
@@ -130,6 +246,21 @@ export class ActivityService implements OnApplicationShutdown {
     const rows = (await this.db.query(`SELECT * FROM activity_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params)) as ActivityEntry[];
     return toPage(rows, limit, view);
   }
+}
+
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text as PostgreSQL stores it: bounded, with no NUL and no lone surrogate (text and jsonb refuse them). */
+function text(value: string, max: number): string {
+  return (value.length > max ? value.slice(0, max) : value).replace(UNSTORABLE, '\uFFFD');
+}
+
+/** Whether an error says the database could not be reached (rather than that it refused the data). */
+function unreachable(err: unknown): boolean {
+  const code = (err as { code?: unknown; driverError?: { code?: unknown } })?.driverError?.code ?? (err as { code?: unknown })?.code;
+  if (typeof code !== 'string') return true;
+  // 08: connection exception; 57P0x: shutdown / cannot connect now; 57014: statement timeout; 53300: too many connections.
+  return code.startsWith('08') || code.startsWith('57P') || code === '57014' || code === '53300' || code.startsWith('E');
 }
 
 function view(e: ActivityEntry) {

@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { TOOL_NAMES } from '../common/tool-names.js';
+
+/** Methods that get their own label value; anything a client invents is counted as "other". */
+const KNOWN_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'resources/list',
+  'prompts/list',
+  'DELETE',
+  '(response)',
+  '(invalid)',
+]);
+const KNOWN_TOOLS = new Set<string>(TOOL_NAMES);
+
+/** What one answered /mcp request tells the metrics. */
+export interface RequestSample {
+  method: string;
+  tool?: string | null;
+  outcome: string;
+  status: number;
+  seconds: number;
+}
+
+/**
+ * The Prometheus metrics of one application instance, in its own registry (several apps may share
+ * a process in tests). Label values are normalised so a client cannot grow the series count.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  private readonly requests = new Counter({
+    name: 'reblog_mcp_requests_total',
+    help: 'Answered /mcp requests by JSON-RPC method, tool, outcome and HTTP status.',
+    labelNames: ['method', 'tool', 'outcome', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'reblog_mcp_request_duration_seconds',
+    help: 'Time from the first byte of a /mcp request to its answer, activity entry included.',
+    labelNames: ['method', 'outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  readonly rateLimitRefusals = new Counter({
+    name: 'reblog_rate_limit_refusals_total',
+    help: 'Requests refused with 429 by the per-credential rate limit.',
+    registers: [this.registry],
+  });
+  readonly rateLimitStoreErrors = new Counter({
+    name: 'reblog_rate_limit_store_errors_total',
+    help: 'Rate-limit decisions the shared store (Redis) could not make; each fell back to this instance\'s own window.',
+    registers: [this.registry],
+  });
+  readonly rateLimitStoreUp = new Gauge({
+    name: 'reblog_rate_limit_store_up',
+    help: '1 while the shared rate-limit store answers (or none is configured), 0 while decisions fall back to this instance.',
+    registers: [this.registry],
+  });
+  readonly activityBatchSize = new Histogram({
+    name: 'reblog_activity_batch_size',
+    help: 'Activity-log entries written per group-committed INSERT.',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+    registers: [this.registry],
+  });
+  readonly activityLag = new Histogram({
+    name: 'reblog_activity_commit_lag_seconds',
+    help: 'Time from recording an activity entry to the commit that made it durable (the answer waits for it).',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+  readonly activityFailures = new Counter({
+    name: 'reblog_activity_write_failures_total',
+    help: 'Activity-log entries whose INSERT failed (the request was still answered; the error is logged).',
+    registers: [this.registry],
+  });
+  readonly drainRefusals = new Counter({
+    name: 'reblog_drain_refusals_total',
+    help: 'Requests answered 503 because this instance is shutting down.',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    this.rateLimitStoreUp.set(1);
+    collectDefaultMetrics({ register: this.registry, prefix: 'reblog_' });
+  }
+
+  /** Counts one answered /mcp request. */
+  request(sample: RequestSample): void {
+    const method = KNOWN_METHODS.has(sample.method) ? sample.method : sample.method.startsWith('notifications/') ? 'notifications/other' : 'other';
+    const tool = sample.tool ? (KNOWN_TOOLS.has(sample.tool) ? sample.tool : 'other') : '';
+    this.requests.inc({ method, tool, outcome: sample.outcome, status: String(sample.status) });
+    this.latency.observe({ method, outcome: sample.outcome }, sample.seconds);
+  }
+}

@@ -1,0 +1,45 @@
+import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { RedisSlidingWindowStore } from './redis-sliding-window.store.js';
+import { SlidingWindowStore, type RateLimitStore } from './sliding-window.store.js';
+
+/** Injection token of the {@link RateLimitStore}: Redis when `REDIS_URL` is set, else this process. */
+export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+
+/** The one throttler of /mcp: `RATE_LIMIT_PER_SECOND` accepted requests per credential per sliding second. */
+export const PER_CREDENTIAL = 'per-credential';
+export const RATE_LIMIT_WINDOW_MS = 1_000;
+
+@Module({
+  providers: [
+    {
+      provide: RATE_LIMIT_STORE,
+      inject: [APP_CONFIG, { token: MetricsService, optional: true }],
+      useFactory: (config: AppConfig, metrics?: MetricsService): RateLimitStore =>
+        config.redisUrl ? new RedisSlidingWindowStore(config.redisUrl, metrics) : new SlidingWindowStore(),
+    },
+  ],
+  exports: [RATE_LIMIT_STORE],
+})
+class RateLimitStoreModule {}
+
+/**
+ * `@nestjs/throttler` set up for /mcp: its guard (see McpRateLimitGuard) with the store above.
+ * The tracker is the credential, never the client address: behind a gateway every client shares one.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStoreModule],
+      inject: [APP_CONFIG, RATE_LIMIT_STORE],
+      useFactory: (config: AppConfig, storage: RateLimitStore) => ({
+        storage,
+        throttlers: [{ name: PER_CREDENTIAL, ttl: RATE_LIMIT_WINDOW_MS, limit: config.rateLimitPerSecond, blockDuration: 0 }],
+      }),
+    }),
+  ],
+})
+export class RateLimitModule {}

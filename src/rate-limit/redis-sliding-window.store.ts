@@ -1,0 +1,124 @@
+import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { MetricsService } from '../metrics/metrics.service.js';
+import { SlidingWindowStore, type RateLimitRecord, type RateLimitStore } from './sliding-window.store.js';
+
+/**
+ * The sliding log of {@link SlidingWindowStore} in one Redis sorted set per credential, decided
+ * atomically by one script on Redis's clock (instances with skewed clocks still agree). Members are
+ * accepted hits only: a refusal writes nothing.
+ */
+const SCRIPT = `
+if redis.replicate_commands then redis.replicate_commands() end
+local key = KEYS[1]
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local n = redis.call('ZCARD', key)
+local oldest = now
+if n > 0 then oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
+if n < limit then
+  redis.call('ZADD', key, now, ARGV[3])
+  redis.call('PEXPIRE', key, window)
+  return {1, n + 1, oldest + window - now}
+end
+return {0, n, oldest + window - now}
+`;
+
+/** How long one decision may wait for Redis before this instance decides alone. */
+export const REDIS_COMMAND_TIMEOUT_MS = 250;
+const WARN_EVERY_MS = 10_000;
+
+type Scripted = Redis & { slidingWindow(key: string, windowMs: number, limit: number, member: string): Promise<[number, number, number]> };
+
+/**
+ * Rate-limit windows shared by every instance through Redis. When Redis does not answer within
+ * {@link REDIS_COMMAND_TIMEOUT_MS} (down, unreachable, overloaded) the decision falls back to this
+ * instance's own sliding log: the limit then holds per instance instead of in total, requests are
+ * never failed or held up for it, a warning is logged (at most every 10 s) and
+ * `reblog_rate_limit_store_errors_total` / `reblog_rate_limit_store_up` say so.
+ */
+export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, OnApplicationShutdown {
+  private readonly log = new Logger('RateLimit');
+  private readonly redis: Scripted;
+  private readonly fallback = new SlidingWindowStore();
+  private readonly prefix: string;
+  private readonly memberPrefix = randomBytes(6).toString('base64url');
+  private seq = 0;
+  private lastWarning = 0;
+  private up = true;
+  private connecting: Promise<void> | null = null;
+
+  constructor(
+    url: string,
+    private readonly metrics?: MetricsService,
+    options: { keyPrefix?: string } = {},
+  ) {
+    this.prefix = options.keyPrefix ?? 'reblog:rl:';
+    this.redis = new Redis(url, {
+      lazyConnect: true,
+      // Fail at once while disconnected instead of queueing requests behind a dead connection.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(100 * times, 2_000),
+    }) as Scripted;
+    this.redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SCRIPT });
+    this.redis.on('error', (err: Error) => this.down(err));
+    this.redis.on('ready', () => {
+      if (!this.up) this.log.log('Redis answers again: rate-limit windows are shared across instances.');
+      this.setUp(true);
+    });
+  }
+
+  /**
+   * Waits a little for the first connection, so the first requests already share the window.
+   * (Called twice: the instance is also `@nestjs/throttler`'s storage provider.)
+   */
+  onModuleInit(): Promise<void> {
+    this.connecting ??= (async () => {
+      this.redis.connect().catch((err: Error) => this.down(err));
+      // Not events.once: it rejects on the first 'error' (a refused connection) instead of waiting.
+      await Promise.race([new Promise((ready) => this.redis.once('ready', ready)), sleep(2_000)]);
+      if (this.redis.status !== 'ready') this.down(new Error(`not connected (${this.redis.status})`));
+    })();
+    return this.connecting;
+  }
+
+  async increment(key: string, ttl: number, limit: number, _blockDuration?: number, _throttlerName?: string): Promise<RateLimitRecord> {
+    try {
+      const member = `${this.memberPrefix}${(this.seq = (this.seq + 1) % 1e9)}`;
+      const [accepted, count, resetMs] = await this.redis.slidingWindow(this.prefix + key, ttl, limit, member);
+      const seconds = Math.ceil(resetMs / 1000);
+      if (accepted === 1) return { totalHits: count, timeToExpire: seconds, isBlocked: false, timeToBlockExpire: 0, retryAfterMs: 0, resetMs };
+      return { totalHits: count, timeToExpire: seconds, isBlocked: true, timeToBlockExpire: Math.max(1, seconds), retryAfterMs: Math.max(1, resetMs), resetMs };
+    } catch (err) {
+      this.metrics?.rateLimitStoreErrors.inc();
+      this.down(err as Error);
+      return this.fallback.hit(key, ttl, limit);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.fallback.onApplicationShutdown();
+    this.redis.disconnect(false);
+  }
+
+  private down(err: Error): void {
+    this.setUp(false);
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    this.log.warn(`Redis rate-limit store unavailable (${err.message}): each instance limits on its own until it answers again.`);
+  }
+
+  private setUp(up: boolean): void {
+    this.up = up;
+    this.metrics?.rateLimitStoreUp.set(up ? 1 : 0);
+  }
+}

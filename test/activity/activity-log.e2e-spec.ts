@@ -1,0 +1,102 @@
+import { ActivityService, type ActivityRecord } from '../../src/activity/activity.service.js';
+import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { rpc } from '../support/mcp-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+async function entries(t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string; error: unknown }[]> {
+  const items = [];
+  let cursor = '';
+  do {
+    const page = await admin(t, 'get', `/admin/v1/accounts/${tenant.accountId}/activity?limit=200${cursor ? `&cursor=${cursor}` : ''}`, undefined, 200);
+    items.push(...page.items);
+    cursor = page.next_cursor ?? '';
+  } while (cursor);
+  return items;
+}
+
+const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
+
+describe('activity log', () => {
+  let t: TestApp;
+  let t2: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+    t2 = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    await t2.close();
+  });
+
+  it('records every request of a concurrent burst, each answered only after its entry is written', async () => {
+    const tenant = await createTenant(t);
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => rpc(t, tenant.key, { jsonrpc: '2.0', id: i, method: i % 3 ? 'ping' : 'tools/list' })));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    // No flush: every answer was sent after its entry committed.
+    const log = await entries(t, tenant);
+    expect(log).toHaveLength(300);
+    expect(sum(log)).toBe(300);
+    expect(log.filter((e) => e.method === 'tools/list')).toHaveLength(100);
+  });
+
+  it('stores what PostgreSQL would refuse (NUL, lone surrogates, huge values) without losing the batch around it', async () => {
+    const tenant = await createTenant(t);
+    const bad = [
+      '{"jsonrpc":"2.0","id":1,"method":"nul\\u0000method"}',
+      '{"jsonrpc":"2.0","id":2,"method":"lone \\ud800 surrogate"}',
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'x'.repeat(500_000) }),
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"bad\\u0000\\udfff","arguments":{}}}',
+    ];
+    const good = Array.from({ length: 50 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: 'ping' }));
+    const answers = await Promise.all([...bad, ...good].map((body) => rpc(t, tenant.key, body)));
+    expect(answers.map((a) => a.status)).toEqual([...bad.map(() => 200), ...good.map(() => 200)]);
+    expect(answers.slice(0, 3).map((a) => a.body.error.code)).toEqual([-32601, -32601, -32601]);
+    const log = await entries(t, tenant);
+    expect(sum(log)).toBe(bad.length + good.length);
+    const methods = log.map((e) => e.method);
+    expect(methods).toContain('nul\uFFFDmethod');
+    expect(methods).toContain('lone \uFFFD surrogate');
+    expect(methods).toContain('x'.repeat(100));
+    expect(JSON.stringify(log).includes('\\u0000')).toBe(false);
+  });
+
+  it('folds refusals of one credential into one entry per second, also when two instances write them', async () => {
+    const tenant = await createTenant(t);
+    const credential = { type: 'api_key', id: tenant.keyId, name: 'test key' };
+    const second = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const refusal = (ms: number): ActivityRecord => ({
+      accountId: tenant.accountId,
+      credential,
+      client: null,
+      sessionId: null,
+      method: 'tools/call',
+      tool: 'list_articles',
+      projectId: null,
+      outcome: 'rate_limited',
+      error: { code: -32029, message: 'Rate limit exceeded' },
+      durationMs: 1,
+      at: new Date(second.getTime() + ms),
+    });
+    const one = t.app.get(ActivityService);
+    const two = t2.app.get(ActivityService);
+    // 400 refusals within one second from two instances, plus 3 in the next second.
+    await Promise.all(Array.from({ length: 400 }, (_, i) => (i % 2 ? one : two).record(refusal(i % 1000))));
+    await Promise.all([one.record(refusal(1_000)), two.record(refusal(1_500)), one.record({ ...refusal(1_999), count: 1 })]);
+    const log = (await entries(t, tenant)).filter((e) => e.outcome === 'rate_limited');
+    expect(log.map((e) => e.count)).toEqual([3, 400]);
+  });
+
+  it('lists with every filter at once and pages by cursor', async () => {
+    const tenant = await createTenant(t);
+    await Promise.all(Array.from({ length: 30 }, (_, i) => rpc(t, tenant.key, { jsonrpc: '2.0', id: i, method: i % 2 ? 'tools/call' : 'ping', params: { name: 'list_projects', arguments: {} } })));
+    const base = `/admin/v1/accounts/${tenant.accountId}/activity?credential_id=${tenant.keyId}&method=tools%2Fcall&tool=list_projects&outcome=ok`;
+    const first = await admin(t, 'get', `${base}&limit=10`, undefined, 200);
+    const second = await admin(t, 'get', `${base}&limit=10&cursor=${first.next_cursor}`, undefined, 200);
+    expect(first.items).toHaveLength(10);
+    expect(second.items).toHaveLength(5);
+    expect(second.next_cursor).toBeNull();
+    const ids = [...first.items, ...second.items].map((e: { id: string }) => e.id);
+    expect(new Set(ids).size).toBe(15);
+    expect([...ids].sort().reverse()).toEqual(ids);
+  });
+});
