@@ -6,6 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppOptions } from './app.module.js';
 import { HttpErrorFilter } from './common/http-error.filter.js';
+import { LifecycleService } from './health/lifecycle.service.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -18,6 +19,8 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   app.useLogger(app.get(Logger));
   app.set('trust proxy', true);
   app.disable('x-powered-by');
+  // First of all: counts requests in flight and refuses new ones once a shutdown has begun.
+  app.use(app.get(LifecycleService).middleware);
 
   // /mcp reads its own body (it must answer JSON-RPC errors for every malformed one); the REST side parses JSON here.
   const json = express.json({ limit: BODY_LIMIT });

@@ -9,6 +9,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 
 export interface AppOptions {
@@ -36,6 +37,7 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(databaseUrl),
         HealthModule,
+        MetricsModule,
         AdminModule,
         McpModule,
         ToolsModule,

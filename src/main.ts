@@ -16,14 +16,14 @@ async function main(): Promise<void> {
     throw err;
   }
   // Loading Nest, TypeORM and the app takes seconds: only once the configuration is known to be good.
-  const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { EmbeddedPostgres }, { migrate }, { DemoSeed }, { LifecycleService }] = await Promise.all([
+  const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { EmbeddedPostgres }, { migrate }, { DemoSeed }, { drainAndClose }] = await Promise.all([
     import('./admin/admin-token.js'),
     import('./app.factory.js'),
     import('./database/check-database.js'),
     import('./database/embedded-postgres.js'),
     import('./database/migrate.js'),
     import('./demo/demo-seed.js'),
-    import('./health/lifecycle.service.js'),
+    import('./health/graceful-shutdown.js'),
   ]);
 
   let embedded: EmbeddedPostgres | undefined;
@@ -63,14 +63,28 @@ async function main(): Promise<void> {
     await stop(1);
   }
 
-  // Drain on SIGTERM/SIGINT: readiness goes false, in-flight requests and the activity log finish, then exit 0.
+  // Drain on SIGTERM/SIGINT (see drainAndClose): readiness goes false, after a grace new requests get 503,
+  // in-flight ones finish, the activity log is flushed, then exit 0. No grace for Ctrl-C (no gateway to
+  // tell); a second Ctrl-C stops at once.
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
+      if (stopping) {
+        if (signal === 'SIGINT') void stop(130);
+        return;
+      }
       stopping = true;
-      app?.get(LifecycleService).startDraining();
-      void stop(0);
+      const graceMs = signal === 'SIGTERM' ? config.shutdownGraceMs : 0;
+      drainAndClose(app!, { graceMs, timeoutMs: config.shutdownTimeoutMs, log: say }).then(
+        () => {
+          app = undefined; // closed already
+          return stop(0);
+        },
+        (err: Error) => {
+          process.stderr.write(`Shutdown failed: ${err.stack ?? err.message}\n`);
+          void stop(1);
+        },
+      );
     });
   }
 }

@@ -27,6 +27,10 @@ export interface AppConfig {
   syncBudgetMs: number;
   localProviderDelayMs: number;
   role: Role;
+  /** SIGTERM: how long requests are still served after readiness went false (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
+  /** SIGTERM: the longest in-flight requests are waited for (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
   writer: ProviderConfig;
   image: ProviderConfig;
   logLevel: string;
@@ -140,6 +144,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),
     role: oneOf<Role>(env, 'ROLE', 'all', ['api', 'worker', 'all']),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 120_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 1_000, 600_000),
     writer: provider(env, 'WRITER'),
     image: provider(env, 'IMAGE'),
     logLevel,

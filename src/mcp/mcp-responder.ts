@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Outcome } from '../activity/activity-entry.entity.js';
 import { ActivityService } from '../activity/activity.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { McpRequest } from './mcp-request.js';
 
 export interface Recorded {
@@ -20,7 +21,10 @@ export interface Recorded {
 export class McpResponder {
   private readonly log = new Logger('McpActivity');
 
-  constructor(private readonly activity: ActivityService) {}
+  constructor(
+    private readonly activity: ActivityService,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
 
   async send(req: McpRequest, res: Response, status: number, body: string | null, recorded: Recorded | null, headers?: Record<string, string>): Promise<void> {
     const state = req.mcp;
@@ -40,6 +44,7 @@ export class McpResponder {
         })
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
+    this.metrics?.request({ method: recorded?.method ?? req.method, tool: recorded?.tool, outcome: recorded?.outcome ?? 'ok', status, seconds: (performance.now() - state.startedAt) / 1000 });
     // A call that streamed progress ends its event stream with the answer (result or error).
     if (state.stream?.opened) return state.stream.end(body ?? '');
     if (res.headersSent) return;

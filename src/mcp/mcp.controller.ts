@@ -8,12 +8,13 @@ import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
 import { progressStreamFor, requestKey } from './progress-stream.js';
 import { CredentialGuard, OriginGuard } from './mcp.guards.js';
+import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 
 /**
- * Streamable HTTP: one JSON-RPC message per POST. The guards answer, in order, Origin/Host (403)
- * and the credential (401); the body size (413) was answered before them by McpBodyMiddleware.
+ * Streamable HTTP: one JSON-RPC message per POST. The guards answer, in order, Origin/Host (403),
+ * the credential (401) and the rate limit (429); the body size (413) was answered before them by McpBodyMiddleware.
  */
 @ApiExcludeController()
 @Controller('mcp')
@@ -26,7 +27,7 @@ export class McpController {
   ) {}
 
   @Post()
-  @UseGuards(OriginGuard, CredentialGuard)
+  @UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard)
   async post(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
     const state = req.mcp;
     const principal = state.principal!;
@@ -66,14 +67,14 @@ export class McpController {
   }
 
   @Get()
-  @UseGuards(OriginGuard, CredentialGuard)
+  @UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard)
   get(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
     return this.notAllowed(req, res, 'Method not allowed: this server offers no server-initiated stream; POST JSON-RPC messages to /mcp.');
   }
 
   @Delete()
   @HttpCode(204)
-  @UseGuards(OriginGuard, CredentialGuard)
+  @UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard)
   async delete(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId !== 'string') throw new RpcError(RpcCode.InvalidRequest, 'Send the Mcp-Session-Id header of the session to end.', 400);
@@ -84,7 +85,7 @@ export class McpController {
 
   /** Any other HTTP method: a JSON-RPC error too, never the framework's HTML or REST error. Declared last so it only takes what the others leave. */
   @All()
-  @UseGuards(OriginGuard, CredentialGuard)
+  @UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard)
   other(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
     return this.notAllowed(req, res, `Method not allowed: ${req.method} /mcp is not served; POST JSON-RPC messages to /mcp.`);
   }

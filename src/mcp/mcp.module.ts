@@ -1,6 +1,7 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ActivityModule } from '../activity/activity.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { CatalogueService } from './catalogue.service.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
@@ -9,6 +10,7 @@ import { McpMethods } from './mcp-methods.js';
 import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
+import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { CredentialGuard, OriginGuard } from './mcp.guards.js';
 import { SessionsService } from './sessions.service.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
@@ -16,9 +18,9 @@ import { WellKnownController } from './well-known.controller.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
-  imports: [DiscoveryModule, AuthModule, ActivityModule],
+  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
   controllers: [McpController, WellKnownController],
-  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, RequestCancellation],
+  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, RequestCancellation],
   exports: [CatalogueService, RequestCancellation],
 })
 export class McpModule implements NestModule {
