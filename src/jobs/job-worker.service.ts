@@ -311,6 +311,9 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   private stop(jobId: string, reason: StopReason): void {
-    this.runs.get(jobId)?.abort.abort(reason);
+    const run = this.runs.get(jobId);
+    if (!run || run.abort.signal.aborted) return;
+    this.log.log(`Job ${jobId} stopped: ${reason}`);
+    run.abort.abort(reason);
   }
 }

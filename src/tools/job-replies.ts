@@ -1,7 +1,8 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { DomainError, type DomainErrorCode } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { LifecycleService } from '../health/lifecycle.service.js';
 import type { Job } from '../jobs/job.entity.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MediaService } from '../media/media.service.js';
@@ -23,6 +24,7 @@ export class JobReplies implements OnModuleInit {
     private readonly media: MediaService,
     private readonly cancellation: RequestCancellation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly lifecycle?: LifecycleService,
   ) {}
 
   onModuleInit(): void {
@@ -44,10 +46,29 @@ export class JobReplies implements OnModuleInit {
     });
     const budget = this.config.syncBudgetMs;
     if (budget > 0) ctx.progress(0, `${tool}: job ${job.id} queued`);
-    const finished = await this.jobs.waitFor(job, budget, ctx.signal, (p) => ctx.progress(p, `${tool}: ${Math.round(p * 100)}% done (job ${job.id})`));
+    const finished = await this.whileServing(ctx.signal, (signal) =>
+      this.jobs.waitFor(job, budget, signal, (p) => ctx.progress(p, `${tool}: ${Math.round(p * 100)}% done (job ${job.id})`)),
+    );
     if (!finished) return { status: 'running', job_id: job.id, poll_after_s: POLL_AFTER_S };
     if (finished.status === 'succeeded') ctx.progress(1, `${tool}: done (job ${job.id})`);
     return this.answer(finished);
+  }
+
+  /** Runs `wait` with a signal that also aborts when this instance starts draining: the caller gets its job id and polls another instance. */
+  private async whileServing<T>(signal: AbortSignal, wait: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    if (signal.aborted) stop.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const draining = setInterval(() => {
+      if (this.lifecycle?.draining) stop.abort();
+    }, 250);
+    try {
+      return await wait(stop.signal);
+    } finally {
+      clearInterval(draining);
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /** What the tool answers for a finished job: its result (with the image block), or a tool error saying why there is none. */
