@@ -121,6 +121,19 @@ describe('/mcp activity log', () => {
     expect(all.reduce((n, e) => n + e.count, 0)).toBe(requests.length + 1);
   });
 
+  it('concurrent requests are each recorded once, none lost', async () => {
+    const { accountId, projectIds, key } = await setup();
+    const sent = 24;
+    const answers = await Promise.all(
+      Array.from({ length: sent }, (_, i) => (i % 3 === 0 ? rpc(t, key, { jsonrpc: '2.0', id: i, method: 'ping' }) : rpc(t, key, call(i, 'list_articles', { project_id: projectIds[i % 2] })))),
+    );
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    const entries = await activity(t, accountId);
+    expect(entries).toHaveLength(sent);
+    expect(entries.reduce((n, e) => n + e.count, 0)).toBe(sent);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(sent);
+  });
+
   it('requests that name no valid credential, and requests refused for size or Origin, add none', async () => {
     const { accountId, projectIds, key } = await setup();
     const revoked = await newKey(t, accountId, [{ project_id: projectIds[0], role: 'viewer' }], ['read']);

@@ -195,6 +195,12 @@ describe('/mcp transport', () => {
       expect(still.status).toBe(200);
     });
 
+    it('two DELETEs of one session at once: one ends it (204), the other finds it gone (404)', async () => {
+      const { sessionId } = await initSession(t, tenant.key);
+      const answers = await Promise.all([1, 2].map(() => t.http.delete('/mcp').set(auth()).set('Mcp-Session-Id', sessionId)));
+      expect(answers.map((r) => r.status).sort()).toEqual([204, 404]);
+    });
+
     it('the SDK client ends its session with DELETE on terminateSession()', async () => {
       const client = await connectClient(t, tenant.key);
       const transport = client.transport as unknown as { sessionId?: string; terminateSession(): Promise<void> };
