@@ -22,6 +22,7 @@ const SCENARIOS = [
   'tools-call-embedded-resource',
   'tools-call-mixed-content',
   'tools-call-error',
+  'tools-call-with-progress',
   'dns-rebinding-protection',
 ];
 

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../common/domain-error.js';
-import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolDefinition } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../mcp/mcp-tool.decorator.js';
 
 /**
  * The fixture tools that the server scenarios of `@modelcontextprotocol/conformance` call
- * (tools-call-simple-text, -image, -audio, -embedded-resource, -mixed-content, -error).
+ * (tools-call-simple-text, -image, -audio, -embedded-resource, -mixed-content, -error, -with-progress).
  * Names and outputs follow the scenario descriptions of the suite; loaded only when
  * CONFORMANCE_FIXTURES=true.
  */
@@ -75,7 +76,20 @@ export class ErrorHandlingFixture implements McpToolHandler {
   }
 }
 
-export const CONFORMANCE_FIXTURES = [SimpleTextFixture, ImageContentFixture, AudioContentFixture, EmbeddedResourceFixture, MultipleContentTypesFixture, ErrorHandlingFixture];
+@McpTool(fixture('test_tool_with_progress', 'Progress', 'Conformance fixture: reports progress 0, 0.5 and 1, about 50 ms apart.'))
+@Injectable()
+export class ProgressFixture implements McpToolHandler {
+  async run(_args: unknown, { progress }: ToolContext) {
+    progress(0, 'Started');
+    await sleep(50);
+    progress(0.5, 'Halfway');
+    await sleep(50);
+    progress(1, 'Done');
+    return reply({ type: 'text', text: 'Progress test completed.' });
+  }
+}
+
+export const CONFORMANCE_FIXTURES = [SimpleTextFixture, ImageContentFixture, AudioContentFixture, EmbeddedResourceFixture, MultipleContentTypesFixture, ErrorHandlingFixture, ProgressFixture];
 
 function wav(samples: number): Buffer {
   const rate = 8000;
