@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ArticleTrashService } from '../articles/article-trash.service.js';
 import { HANDLE_MAX, HANDLE_PATTERN } from '../articles/handles.js';
@@ -26,6 +26,9 @@ export class TrashController {
 
   @Get('projects/:project_id/trash')
   @ApiOperation({ summary: 'Deleted articles of a project, newest deletion first; each is purged 30 days after its deletion (purge_at).' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } })
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'next_cursor of the previous page.' })
+  @ApiOkResponse({ description: '{"items": [trashed article], "next_cursor": null | "..."}' })
   @ApiNotFoundResponse({ description: 'Unknown project.' })
   list(@Param('project_id', uuid) projectId: string, @Query() query: PageQuery) {
     return this.trash.list(projectId, query.limit, query.cursor);

@@ -67,7 +67,10 @@ export class EmbeddedPostgres {
       await fs.writeFile(pwfile, password + '\n', { mode: 0o600 });
       if (runAs) await fs.chown(pwfile, runAs.uid, runAs.gid);
       try {
-        await run(bin.initdb, ['-D', dir, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C'], runAs);
+        // The builtin C.UTF-8 collation sorts like C but lower()/upper() and pg_trgm know Unicode (Ü → ü), which
+        // case-insensitive search needs; plain C folds ASCII only.
+        const locale = ['-E', 'UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'];
+        await run(bin.initdb, ['-D', dir, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, ...locale], runAs);
       } finally {
         await fs.rm(pwfile, { force: true });
       }
