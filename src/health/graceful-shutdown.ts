@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LifecycleService } from './lifecycle.service.js';
 
@@ -25,23 +26,40 @@ export async function drainAndClose(app: INestApplication, options: DrainOptions
   await sleep(options.graceMs);
   lifecycle.refuseNewRequests();
   const started = Date.now();
-  await lifecycle.whenIdle(options.timeoutMs);
+  const left = () => Math.max(0, options.timeoutMs - (Date.now() - started));
+  await lifecycle.whenIdle(left());
+  // Closing the listener resets connections still in its accept queue: wait until clients stop
+  // arriving (each is told 503 and to close) before closing it.
+  while (Date.now() - lifecycle.lastArrival < QUIET_MS && left() > 0) {
+    await sleep(QUIET_MS / 4);
+    await lifecycle.whenIdle(left());
+  }
   log(`Draining: ${lifecycle.inFlight} request(s) still in flight after ${Date.now() - started} ms; closing the listener`);
-  await closeServer(app.getHttpServer() as Server, Math.max(1_000, options.timeoutMs - (Date.now() - started)));
+  await closeServer(app.getHttpServer() as Server, Math.max(1_000, left()));
   await app.close();
 }
 
-/** Stops listening and closes keep-alive sockets as they go idle; forces the rest after `timeoutMs`. */
-function closeServer(server: Server, timeoutMs: number): Promise<void> {
-  if (!server.listening) return Promise.resolve();
-  return new Promise((done) => {
-    const idle = setInterval(() => server.closeIdleConnections(), 50);
-    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
-    server.close(() => {
-      clearInterval(idle);
-      clearTimeout(force);
-      done();
-    });
-    server.closeIdleConnections();
-  });
+/** The listener closes once no request arrived for this long (or at the drain timeout). */
+const QUIET_MS = 200;
+/** How long accepted connections may still deliver a request (answered 503) once the listener is closed. */
+const LINGER_MS = 300;
+
+/**
+ * Stops accepting connections, lets those already accepted deliver their request for a moment, then
+ * closes keep-alive sockets as they go idle; forces the rest after `timeoutMs`.
+ *
+ * Not `server.close()`: since Node 19 it also closes idle connections at once, and a connection
+ * accepted a moment ago, whose request is still on its way, counts as idle: its client would see a
+ * reset instead of an answer.
+ */
+async function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  if (!server.listening) return;
+  const closed = new Promise<void>((done) => NetServer.prototype.close.call(server, () => done()));
+  await sleep(LINGER_MS);
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  server.closeIdleConnections();
+  await closed;
+  clearInterval(idle);
+  clearTimeout(force);
 }

@@ -3,6 +3,8 @@ import type { NextFunction, Request, Response } from 'express';
 
 /** Probes and scrapes keep answering while the instance drains. */
 const ALWAYS_SERVED = new Set(['/healthz', '/readyz', '/metrics']);
+/** A refused request's body is read (and dropped) up to this size before the 503. */
+const MAX_DRAINED_BYTES = 1024 * 1024;
 
 /**
  * Whether the process is draining (SIGTERM received): readiness goes false at once; after a short
@@ -12,8 +14,10 @@ const ALWAYS_SERVED = new Set(['/healthz', '/readyz', '/metrics']);
 export class LifecycleService {
   private drainingSince: number | null = null;
   private refusing = false;
-  private active = 0;
+  private readonly active = new Set<Response>();
   private idleWaiters: (() => void)[] = [];
+  /** When the last request (served or refused) arrived, in `Date.now()` time. */
+  lastArrival = 0;
   /** Called for each request refused while draining (metrics). */
   onRefused: () => void = () => undefined;
 
@@ -23,22 +27,24 @@ export class LifecycleService {
 
   /** Requests being served right now (probes excluded). */
   get inFlight(): number {
-    return this.active;
+    return this.active.size;
   }
 
   startDraining(): void {
     this.drainingSince ??= Date.now();
   }
 
-  /** From now on new requests are answered 503 with `Connection: close`. */
+  /** From now on new requests are answered 503, and every answer closes its connection. */
   refuseNewRequests(): void {
     this.startDraining();
     this.refusing = true;
+    // Answers still to come close their sockets: the client will not reuse one this instance is about to close.
+    for (const res of this.active) if (!res.headersSent) res.setHeader('Connection', 'close');
   }
 
   /** Resolves when no request is in flight, or after `timeoutMs`. */
   whenIdle(timeoutMs: number): Promise<void> {
-    if (this.active === 0) return Promise.resolve();
+    if (this.active.size === 0) return Promise.resolve();
     return new Promise((done) => {
       const timer = setTimeout(done, timeoutMs);
       this.idleWaiters.push(() => {
@@ -51,19 +57,24 @@ export class LifecycleService {
   /** Express middleware, first in the chain: counts requests in flight and refuses new ones once refusing. */
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (ALWAYS_SERVED.has(req.path)) return next();
+    this.lastArrival = Date.now();
     if (this.refusing) {
       this.onRefused();
-      res.status(503).set({ Connection: 'close', 'Retry-After': '1' }).type('application/json');
       const message = 'The server is shutting down; send the request again (another instance will answer it).';
-      res.send(req.path === '/mcp' ? JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }) : JSON.stringify({ error: { code: 'unavailable', message } }));
+      const body = req.path === '/mcp' ? JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }) : JSON.stringify({ error: { code: 'unavailable', message } });
+      const answer = () => res.status(503).set({ Connection: 'close', 'Retry-After': '1' }).type('application/json').send(body);
+      // Read the body first: closing a socket with unread bytes resets it, and the client would never see the 503.
+      let read = 0;
+      req.on('data', (chunk: Buffer) => {
+        if ((read += chunk.length) > MAX_DRAINED_BYTES) req.destroy();
+      });
+      req.once('end', answer);
+      req.resume();
       return;
     }
-    this.active++;
-    let counted = true;
+    this.active.add(res);
     res.once('close', () => {
-      if (!counted) return;
-      counted = false;
-      if (--this.active === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      if (this.active.delete(res) && this.active.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     });
     next();
   };

@@ -1,0 +1,124 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { configuredTenant, createDatabase, withClient } from '../jobs/job-helpers.js';
+import { startServer, type ServerProcess } from '../support/server-process.js';
+
+interface Outcome {
+  kind: 'ok' | 'draining' | 'refused' | 'failed';
+  status?: number;
+  detail?: string;
+  sentAt: number;
+}
+
+/** One POST /mcp over a keep-alive agent, as a gateway would send it; classifies the outcome. */
+function post(agent: Agent, port: number, token: string, body: object): Promise<Outcome> {
+  const sentAt = Date.now();
+  return new Promise((done) => {
+    const payload = JSON.stringify(body);
+    const req = httpRequest(
+      { agent, host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${token}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let json: any;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            return done({ kind: 'failed', status: res.statusCode, detail: `not JSON: ${text.slice(0, 200)}`, sentAt });
+          }
+          if (res.statusCode === 200 && json.result !== undefined && !json.result.isError) return done({ kind: 'ok', status: 200, sentAt });
+          if (res.statusCode === 503 && json.error?.code === -32000 && /shutting down/.test(json.error.message) && res.headers.connection === 'close') return done({ kind: 'draining', status: 503, sentAt });
+          done({ kind: 'failed', status: res.statusCode, detail: text.slice(0, 300), sentAt });
+        });
+        res.on('error', (err) => done({ kind: 'failed', detail: `response: ${err.message}`, sentAt }));
+      },
+    );
+    // A connection that could not be opened (refused, or reset in the accept queue of a listener that
+    // closed) never delivered the request: the gateway sends it elsewhere. Anything else lost a request.
+    req.on('error', (err: NodeJS.ErrnoException) => done({ kind: err.syscall === 'connect' ? 'refused' : 'failed', detail: `${err.code} (${err.syscall}): ${err.message}`, sentAt }));
+    req.end(payload);
+  });
+}
+
+describe('SIGTERM under load', () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    server = await startServer({
+      DATABASE_URL: db.url,
+      RATE_LIMIT_PER_SECOND: '100000',
+      SHUTDOWN_GRACE_MS: '700',
+      // write_article takes ~2 s here and is answered synchronously: a request in flight through the whole drain.
+      LOCAL_PROVIDER_DELAY_MS: '2000',
+      SYNC_BUDGET_MS: '60000',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    await db?.drop();
+  });
+
+  it('goes unready, serves through the grace, refuses new requests with 503, finishes those in flight, flushes the log and exits 0', async () => {
+    const tenant = await configuredTenant(server);
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    let stop = false;
+    const outcomes: Outcome[] = [];
+    let id = 1;
+    const loop = async () => {
+      while (!stop) {
+        const o = await post(agent, server.port, tenant.key, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+        outcomes.push(o);
+        if (o.kind !== 'ok') return;
+      }
+    };
+    const loops = Array.from({ length: 16 }, loop);
+    await sleep(800);
+
+    // Long calls in flight when the signal arrives.
+    const slow = Array.from({ length: 3 }, (_, i) => post(agent, server.port, tenant.key, { jsonrpc: '2.0', id: `slow-${i}`, method: 'tools/call', params: { name: 'write_article', arguments: { brief: `Slow ${i}` } } }));
+    await sleep(300);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+
+    // Readiness goes false at once, while requests are still served during the grace.
+    let unreadyAt = 0;
+    for (let i = 0; i < 50 && !unreadyAt; i++) {
+      const ready = await fetch(`http://127.0.0.1:${server.port}/readyz`);
+      if (ready.status === 503) unreadyAt = Date.now();
+      else await sleep(20);
+    }
+    expect(unreadyAt).toBeGreaterThan(0);
+
+    const [{ code, signal }, slowOutcomes] = await Promise.all([server.exited, Promise.all(slow)]);
+    stop = true;
+    await Promise.all(loops);
+    agent.destroy();
+
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(slowOutcomes.map((o) => o.kind)).toEqual(['ok', 'ok', 'ok']);
+    const failed = outcomes.filter((o) => o.kind === 'failed');
+    expect(failed).toEqual([]);
+    // Served during the grace after readiness went false, then refused.
+    expect(outcomes.some((o) => o.kind === 'ok' && o.sentAt > unreadyAt)).toBe(true);
+    expect(outcomes.filter((o) => o.kind === 'draining' || o.kind === 'refused').length).toBeGreaterThan(0);
+    for (const o of outcomes.filter((x) => x.kind !== 'ok')) expect(o.sentAt).toBeGreaterThanOrEqual(signalledAt);
+    expect(server.output()).toMatch(/Draining: readiness is false/);
+
+    // Every answered request is in the log: the log was flushed before the exit.
+    const answered = outcomes.filter((o) => o.kind === 'ok').length + slowOutcomes.length;
+    const logged = await withClient(db.url, async (c) =>
+      Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool IN ('list_projects', 'write_article')`, [tenant.accountId])).rows[0].n),
+    );
+    expect(logged).toBe(answered);
+    // The long calls were answered (with their job id when the drain cut their wait short), and their
+    // jobs either finished or were handed back to the queue for another worker: none is left running.
+    const jobs = await withClient(db.url, async (c) => (await c.query(`SELECT status, attempts FROM jobs WHERE account_id = $1`, [tenant.accountId])).rows);
+    expect(jobs).toHaveLength(3);
+    for (const job of jobs) expect(['succeeded', 'queued']).toContain(job.status);
+  }, 120_000);
+});
