@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Article, ArticleStatus } from './article.entity.js';
@@ -26,6 +27,8 @@ export interface ArticleListing {
 /** Every ANCHOR_EVERY-th row of a listing is remembered, so a deep page seeks to it instead of skipping rows. */
 export const ANCHOR_EVERY = 256;
 const MAX_ANCHOR_SETS = 1_000;
+/** Up to this offset a page reads its rows directly; beyond, ids first (deferred join). */
+const DIRECT_MAX_OFFSET = 64;
 /** A refresh of one listing's anchors costs one pass over its index: at most one a second, and ≤ 5% of the time. */
 const REFRESH_MIN_INTERVAL_MS = 1_000;
 const REFRESH_MAX_SHARE = 0.05;
@@ -63,6 +66,8 @@ export class ArticleListingService {
   private readonly log = new Logger(ArticleListingService.name);
   private readonly anchorSets = new Map<string, AnchorSet>();
   private readonly refreshes = new Map<string, Refresh>();
+  /** Names of the prepared statements, by SQL text (a handful: one per shape of query). */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -99,7 +104,7 @@ export class ArticleListingService {
     return rows;
   }
 
-  private pageByStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number, anchor?: { updatedAt: string; id: string }): Promise<Row[]> {
+  private async pageByStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number, anchor?: { updatedAt: string; id: string }): Promise<Row[]> {
     const params: unknown[] = [scope.accountId, scope.projectId, q.status ?? '*', q.page_size, offset];
     const where = ['project_id = $2', 'deleted_at IS NULL'];
     if (q.status) where.push('status = $3');
@@ -107,20 +112,36 @@ export class ArticleListingService {
       params.push(anchor.updatedAt, anchor.id);
       where.push('(updated_at, id) <= ($6::timestamptz, $7::uuid)');
     }
-    // The inner select filters by project only so that it stays index-only (account_id is not in the index);
-    // a project belongs to one account, and the join and the counts both filter by account too.
-    return this.db.query(
-      `WITH c AS (
-         SELECT coalesce(sum(n) FILTER (WHERE status = $3), 0)::int AS total, max(generation) FILTER (WHERE status = '*')::text AS generation
-           FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status IN ('*', $3)
-       ), p AS (
-         SELECT id, updated_at FROM articles WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT $4 OFFSET $5
-       )
-       SELECT c.total, c.generation, ${COLUMNS}
-         FROM c LEFT JOIN (p JOIN articles a ON a.id = p.id AND a.account_id = $1) ON true
-        ORDER BY p.updated_at DESC, p.id DESC`,
+    const counts = `(SELECT n FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = $3)::int AS total,
+         (SELECT generation FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*')::text AS generation`;
+    // A near page reads its rows directly; a far one first finds its ids on the covering index (index-only,
+    // so it filters by project only: a project belongs to one account, and the join filters by account too).
+    const rows = await this.prepared<Row>(
+      offset <= DIRECT_MAX_OFFSET
+        ? `SELECT ${counts}, ${COLUMNS} FROM articles a WHERE a.account_id = $1 AND ${where.join(' AND ')}
+            ORDER BY updated_at DESC, id DESC LIMIT $4 OFFSET $5`
+        : `SELECT ${counts}, ${COLUMNS}
+             FROM (SELECT id, updated_at FROM articles WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT $4 OFFSET $5) p
+             JOIN articles a ON a.id = p.id AND a.account_id = $1
+            ORDER BY p.updated_at DESC, p.id DESC`,
       params,
-    ) as Promise<Row[]>;
+    );
+    if (rows.length) return rows;
+    // Past the last page (or an empty project): the total still comes from the counts.
+    return this.prepared<Row>(`SELECT ${counts}, NULL AS id`, params.slice(0, 3));
+  }
+
+  /** A statement of the listing, prepared once per connection (named): parsing it again is most of its cost. */
+  private async prepared<T>(text: string, values: unknown[]): Promise<T[]> {
+    // TypeORM's query() cannot name a statement; its pg pool (driver.master) can.
+    const pool = (this.db.driver as unknown as { master?: { query(config: object): Promise<{ rows: T[] }> } }).master;
+    if (!pool) return this.db.query(text, values) as Promise<T[]>;
+    let name = this.statementNames.get(text);
+    if (!name) {
+      name = `articles_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+      this.statementNames.set(text, name);
+    }
+    return (await pool.query({ name, text, values })).rows;
   }
 
   private filtered(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Row[]> {

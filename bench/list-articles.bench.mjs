@@ -1,0 +1,333 @@
+// list_articles at 100k articles (quality.md "list_articles at 100k articles" and "deep pages"), in one run:
+//
+//   baseline        bench/servers/articles-raw-pg.mjs: node:http + pg running the page-1 query WITHOUT a total
+//   ours page 1     tools/call list_articles {page: 1} through the whole pipeline (auth, rate limit raised,
+//                   activity log on, argument guard, validation, routing), WITH pagination.total
+//   ours page 4000  the same, {page: 4000} (offset 79,980 of 85,000)
+//   ours search     {search: "topic42"} (about 1 title in 50 of the project matches), with its total
+//
+// One embedded PostgreSQL in a temporary folder, seeded by bench/articles-seed.mjs (100,000 articles with
+// ~2 KB bodies, 85,000 in one project); both servers run in child processes, autocannon runs here.
+// Prints a table and the ratios, checks the plans (EXPLAIN), writes bench/results/articles-latest.json.
+// Exit code 1 when a target is missed: page 1 ≥ 0.7 × baseline, page-1 p99 ≤ 50 ms, page 4000 ≤ 3 × page 1.
+//
+// The targets are measured in rounds (baseline, page 1, page 4000, search, then again), so that a change of
+// load on a shared machine hits them alike; each figure is the median over the rounds, and each ratio the
+// median of the ratios within a round.
+//
+//   BENCH_DURATION=5       seconds measured per target and round
+//   BENCH_ROUNDS=3
+//   BENCH_WARMUP=3         seconds of unmeasured warm-up per target (once)
+//   BENCH_CONNECTIONS=50
+//   BENCH_SKIP_BUILD=true  reuse dist/ as it is
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort, ROOT, run } from '../scripts/lib/server.mjs';
+import { SEARCH_TERM, seedArticles } from './articles-seed.mjs';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TARGETS = { page1VsBaseline: 0.7, page1P99Ms: 50, page4000VsPage1: 3 };
+const RESULTS = join(ROOT, 'bench/results');
+const ADMIN_TOKEN = 'bench-admin-' + randomBytes(12).toString('hex');
+
+const cleanups = [];
+async function cleanup() {
+  while (cleanups.length) await cleanups.pop()().catch(() => undefined);
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().then(() => process.exit(130)));
+
+/** A child process that prints `pattern` once ready; `stop()` sends SIGTERM and waits for its exit. */
+function startChild(args, env, pattern) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onExit = (code) => fail(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${out.slice(-3000)}`));
+    child.once('exit', onExit);
+    const onData = (chunk) => {
+      out += chunk;
+      const match = pattern.exec(out);
+      if (match) {
+        child.removeListener('exit', onExit);
+        const stop = () => new Promise((exited) => (child.exitCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM'))));
+        cleanups.push(stop);
+        done({ pid: child.pid, match, stop });
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr.setEncoding('utf8').on('data', onData);
+  });
+}
+
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+const call = (args) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_articles', arguments: args } });
+
+async function check(url, headers, args, name) {
+  const res = await fetch(url, { method: 'POST', headers, body: call(args) });
+  const body = await res.json();
+  if (res.status !== 200 || body.error || body.result?.isError) throw new Error(`${name}: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+  return body.result.structuredContent;
+}
+
+/** Our server's own view (GET /metrics): time in the server per tools/call, and the wait for the activity entry's commit. */
+async function serverMetrics(origin) {
+  try {
+    const text = await (await fetch(`${origin}/metrics`)).text();
+    const sum = (pattern) => {
+      let total = 0;
+      for (const m of text.matchAll(new RegExp(`^${pattern} (\\S+)$`, 'gm'))) total += Number(m[1]);
+      return total;
+    };
+    return {
+      serverSum: sum('reblog_mcp_request_duration_seconds_sum\\{method="tools/call"[^}]*\\}'),
+      serverCount: sum('reblog_mcp_request_duration_seconds_count\\{method="tools/call"[^}]*\\}'),
+      lagSum: sum('reblog_activity_commit_lag_seconds_sum'),
+      lagCount: sum('reblog_activity_commit_lag_seconds_count'),
+    };
+  } catch {
+    return null;
+  }
+}
+
+const cannon = (url, headers, body, duration) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
+
+async function measure(name, pid, url, headers, body, metricsOrigin) {
+  process.stdout.write(`  ${name}: ${DURATION} s at ${CONNECTIONS} connections... `);
+  const before = metricsOrigin ? await serverMetrics(metricsOrigin) : null;
+  const cpuBefore = cpuSeconds(pid);
+  const r = await cannon(url, headers, body, DURATION);
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  const after = before ? await serverMetrics(metricsOrigin) : null;
+  const per = (s, c) => (after && before && after[c] > before[c] ? +((1000 * (after[s] - before[s])) / (after[c] - before[c])).toFixed(1) : null);
+  const result = {
+    name,
+    rps: Math.round(r.requests.average),
+    meanMs: +r.latency.average.toFixed(2),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    cpuPct: Number.isNaN(cpu) ? null : Math.round((100 * cpu) / DURATION),
+    ...(metricsOrigin ? { serverMeanMs: per('serverSum', 'serverCount'), activityCommitWaitMs: per('lagSum', 'lagCount') } : {}),
+  };
+  const inside = result.serverMeanMs != null ? ` (in the server ${result.serverMeanMs} ms, of which waiting for the activity commit ${result.activityCommitWaitMs} ms)` : '';
+  console.log(`${result.rps} req/s, mean ${result.meanMs} ms, p99 ${result.p99} ms${inside}`);
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
+  return result;
+}
+
+/** The plans of the statements our listing runs (the SQL of src/articles/article-listing.service.ts). */
+async function plans(url, scope) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const explain = async (sql, params) => JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows[0]['QUERY PLAN']);
+  try {
+    const search = await explain(
+      `SELECT id, updated_at FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL AND (lower(title) LIKE $3 OR handle LIKE $3)`,
+      [scope.accountId, scope.projectId, `%${SEARCH_TERM}%`],
+    );
+    const deep = await explain(`SELECT id, updated_at FROM articles WHERE project_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT 20 OFFSET 79980`, [scope.projectId]);
+    const anchored = await explain(
+      `SELECT id, updated_at FROM articles WHERE project_id = $1 AND deleted_at IS NULL AND (updated_at, id) <= (now(), gen_random_uuid()) ORDER BY updated_at DESC, id DESC LIMIT 20 OFFSET 200`,
+      [scope.projectId],
+    );
+    const total = await explain(`SELECT n FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*'`, [scope.accountId, scope.projectId]);
+    return {
+      searchUsesTitleTrigramIndex: search.includes('articles_title_trgm'),
+      searchUsesHandleTrigramIndex: search.includes('articles_handle_trgm'),
+      pageIdsIndexOnly: deep.includes('Index Only Scan') && deep.includes('articles_list_idx'),
+      anchorSeekIsIndexCondition: /Index Cond[^"]*"[^"]*ROW\(updated_at, id\) <=/.test(anchored) || anchored.includes('ROW(updated_at, id) <='),
+      // A lookup of one counts row, never a pass over the articles.
+      totalFromCountsRow: total.includes('article_counts') && !total.includes('"Relation Name": "articles"'),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+function table(rows, baseline, page1) {
+  const head = ['target', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'CPU %', '× baseline', '× page-1 latency'];
+  const lines = rows.map((r) => [
+    r.name,
+    String(r.rps),
+    String(r.meanMs),
+    String(r.p50),
+    String(r.p99),
+    r.cpuPct === null ? '-' : String(r.cpuPct),
+    (r.rps / baseline.rps).toFixed(2),
+    r === baseline ? '-' : (r.meanMs / page1.meanMs).toFixed(2),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log(fmt(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const l of lines) console.log(fmt(l));
+}
+
+async function main() {
+  console.log(`list_articles bench: ${cpus().length} CPUs, node ${process.version}, ${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections`);
+  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
+  const { migrate } = await import(join(ROOT, 'dist/src/database/migrate.js'));
+
+  const dir = mkdtempSync(join(tmpdir(), 'reblog-articles-bench-'));
+  chmodSync(dir, 0o755);
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const db = await EmbeddedPostgres.start({ dir: join(dir, 'pg'), database: 'bench' });
+  cleanups.push(() => db.stop());
+  await migrate(db.url);
+  const seedStarted = Date.now();
+  const scope = await seedArticles(db.url, { log: (line) => console.log(`  ${line}`) });
+  const seedSeconds = (Date.now() - seedStarted) / 1000;
+  console.log(`seeded 100,000 articles in ${seedSeconds.toFixed(1)} s`);
+
+  const port = await freePort();
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  const ours = await startChild(
+    ['dist/src/main.js'],
+    {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      SEED_DEMO: 'false',
+      MIGRATIONS_RUN: 'false',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '1000000',
+    },
+    /Reblog MCP ready/,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  const created = await fetch(`${origin}/admin/v1/accounts/${scope.accountId}/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', scopes: ['read'], projects: [{ project_id: scope.projectId, role: 'viewer' }] }),
+  }).then((r) => r.json());
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${created.key}` };
+
+  const baselineServer = await startChild(
+    ['bench/servers/articles-raw-pg.mjs'],
+    { DATABASE_URL: db.url, BENCH_ACCOUNT_ID: scope.accountId, BENCH_PROJECT_ID: scope.projectId },
+    /listening (\d+)/,
+  );
+  const baselineUrl = `http://127.0.0.1:${baselineServer.match[1]}/mcp`;
+  const url = `${origin}/mcp`;
+
+  // Every target answers what it should before it is measured.
+  const first = await check(url, headers, { page: 1 }, 'page 1');
+  const deep = await check(url, headers, { page: 4000 }, 'page 4000');
+  const found = await check(url, headers, { search: SEARCH_TERM }, 'search');
+  const base = await check(baselineUrl, headers, { page: 1 }, 'baseline');
+  if (first.pagination.total !== 85_000 || first.items.length !== 20 || deep.items.length !== 20 || base.items.length !== 20 || !found.pagination.total) {
+    throw new Error(`Unexpected answers: ${JSON.stringify({ first: first.pagination, deep: deep.pagination, found: found.pagination })}`);
+  }
+  if (JSON.stringify(first.items.map((i) => i.id)) !== JSON.stringify(base.items.map((i) => i.id))) throw new Error('Page 1 differs from the baseline query.');
+  console.log(`page 1: total ${first.pagination.total}; page 4000: ${deep.items.length} items; search "${SEARCH_TERM}": total ${found.pagination.total}`);
+
+  const targets = [
+    { name: 'baseline: node:http + pg, page 1, no total', pid: baselineServer.pid, url: baselineUrl, body: call({ page: 1 }) },
+    { name: 'ours: list_articles page 1 + total', pid: ours.pid, url, body: call({ page: 1 }), metrics: origin },
+    { name: 'ours: list_articles page 4000 + total', pid: ours.pid, url, body: call({ page: 4000 }), metrics: origin },
+    { name: `ours: list_articles search "${SEARCH_TERM}" + total`, pid: ours.pid, url, body: call({ search: SEARCH_TERM }), metrics: origin },
+  ];
+  // Warm-up (JIT, caches, and page 4000's keyset anchors), then the measured rounds.
+  if (WARMUP > 0) for (const target of targets) await cannon(target.url, headers, target.body, WARMUP);
+  const rounds = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(`round ${round} of ${ROUNDS}`);
+    const measured = [];
+    for (const target of targets) measured.push(await measure(target.name, target.pid, target.url, headers, target.body, target.metrics));
+    rounds.push(measured);
+  }
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  };
+  const rows = targets.map((target, i) => {
+    const runs = rounds.map((r) => r[i]);
+    return {
+      name: target.name,
+      rps: Math.round(median(runs.map((r) => r.rps))),
+      meanMs: +median(runs.map((r) => r.meanMs)).toFixed(2),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      cpuPct: runs.some((r) => r.cpuPct === null) ? null : Math.round(median(runs.map((r) => r.cpuPct))),
+      ...(target.metrics && runs.every((r) => r.serverMeanMs != null)
+        ? { serverMeanMs: median(runs.map((r) => r.serverMeanMs)), activityCommitWaitMs: median(runs.map((r) => r.activityCommitWaitMs ?? 0)) }
+        : {}),
+      requests: runs.reduce((sum, r) => sum + r.requests, 0),
+      rounds: runs,
+    };
+  });
+  const [baseline, page1, page4000, search] = rows;
+  const perRound = (f) => +median(rounds.map(f)).toFixed(3);
+  const plan = await plans(db.url, scope);
+
+  console.log('');
+  table(rows, baseline, page1);
+  const ratios = {
+    page1VsBaseline: perRound(([b, p1]) => p1.rps / b.rps),
+    page4000VsPage1Latency: perRound(([, p1, p4000]) => p4000.meanMs / p1.meanMs),
+    page4000VsPage1P50: perRound(([, p1, p4000]) => p4000.p50 / Math.max(p1.p50, 1)),
+    searchVsBaseline: perRound(([b, , , s]) => s.rps / b.rps),
+  };
+  const checks = {
+    page1VsBaseline: ratios.page1VsBaseline >= TARGETS.page1VsBaseline,
+    page1P99: page1.p99 <= TARGETS.page1P99Ms,
+    page4000VsPage1: ratios.page4000VsPage1Latency <= TARGETS.page4000VsPage1,
+    plans: Object.values(plan).every(Boolean),
+  };
+  console.log('');
+  console.log(`page 1 with total vs baseline (rps): ${ratios.page1VsBaseline} (target ≥ ${TARGETS.page1VsBaseline}) ${checks.page1VsBaseline ? 'ok' : 'MISSED'}`);
+  console.log(`page 1 p99: ${page1.p99} ms (target ≤ ${TARGETS.page1P99Ms} ms) ${checks.page1P99 ? 'ok' : 'MISSED'}`);
+  console.log(`page 4000 vs page 1 (mean latency): ${ratios.page4000VsPage1Latency} (p50: ${ratios.page4000VsPage1P50}) (target ≤ ${TARGETS.page4000VsPage1}) ${checks.page4000VsPage1 ? 'ok' : 'MISSED'}`);
+  console.log(`search vs baseline (rps): ${ratios.searchVsBaseline} (no target; its total is counted over the matches)`);
+  console.log(`plans: ${JSON.stringify(plan)}`);
+
+  mkdirSync(RESULTS, { recursive: true });
+  const out = {
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.version },
+    settings: { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, articles: 100_000, bigProject: 85_000, seedSeconds },
+    results: rows,
+    ratios,
+    targets: TARGETS,
+    checks,
+    plans: plan,
+  };
+  writeFileSync(join(RESULTS, 'articles-latest.json'), JSON.stringify(out, null, 2) + '\n');
+  console.log(`wrote bench/results/articles-latest.json`);
+  return Object.values(checks).every(Boolean);
+}
+
+main()
+  .then(async (ok) => {
+    await cleanup();
+    process.exit(ok ? 0 : 1);
+  })
+  .catch(async (err) => {
+    console.error(err);
+    await cleanup();
+    process.exit(1);
+  });
