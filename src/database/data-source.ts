@@ -32,6 +32,8 @@ export function dataSourceOptions(url: string, overrides: { poolSize?: number } 
       // Fail fast when the database is away instead of queueing requests forever.
       connectionTimeoutMillis: 5_000,
       statement_timeout: 15_000,
+      // A database host that vanished without closing the socket is noticed by TCP keepalive, not by a hang.
+      keepAlive: true,
       idle_in_transaction_session_timeout: 30_000,
       application_name: 'reblog-mcp',
     },

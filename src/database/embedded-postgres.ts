@@ -13,6 +13,8 @@ export interface EmbeddedPostgresOptions {
   dir: string;
   /** Database the application uses; created when missing. */
   database?: string;
+  /** TCP port on 127.0.0.1; a free one when unset. */
+  port?: number;
   /** Extra `-c name=value` server settings. */
   settings?: Record<string, string>;
   log?: (line: string) => void;
@@ -78,7 +80,7 @@ export class EmbeddedPostgres {
     const password = (await fs.readFile(passwordFile, 'utf8')).trim();
     stopLeftover(bin, dir, runAs, log);
 
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...options.settings };
     const args = ['-D', dir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
     // Its own process group: a Ctrl-C meant for the server must not stop the database under it.
