@@ -48,9 +48,10 @@ export class McpResponder {
     // A call that streamed progress ends its event stream with the answer (result or error).
     if (state.stream?.opened) return state.stream.end(body ?? '');
     if (res.headersSent) return;
-    if (headers) res.set(headers);
-    res.status(status);
-    if (body === null) res.end();
-    else res.type('application/json').send(body);
+    // Node's own response calls: express's send() would hash every answer for an ETag that no JSON-RPC client uses.
+    if (headers) for (const name in headers) res.setHeader(name, headers[name]);
+    res.statusCode = status;
+    if (body !== null) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(body ?? undefined);
   }
 }
