@@ -126,6 +126,8 @@ async function measure(name, pid, url, headers, body, metricsOrigin) {
     timeouts: r.timeouts,
     // Share of one core the server process used while measured: far below 100% means it waits (I/O), not computes.
     cpuPct: Number.isNaN(cpu) ? null : Math.round((100 * cpu) / DURATION),
+    // CPU the server spent per answer: steadier than req/s when other work shares the machine.
+    cpuMsPerRequest: Number.isNaN(cpu) || !r.requests.total ? null : +((1000 * cpu) / r.requests.total).toFixed(3),
     ...memory,
     ...activity,
   };
@@ -135,17 +137,19 @@ async function measure(name, pid, url, headers, body, metricsOrigin) {
 }
 
 function table(rows, baseline, sdk) {
-  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'RSS MB', 'peak MB', '× baseline', '× SDK'];
+  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'RSS MB', 'peak MB', '× baseline', '× SDK', 'CPU × baseline'];
   const lines = rows.map((r) => [
     r.name,
     String(r.rps),
     String(r.p50),
     String(r.p99),
     String(r.cpuPct ?? '-'),
+    String(r.cpuMsPerRequest ?? '-'),
     String(r.rssMb ?? '-'),
     String(r.peakMb ?? '-'),
     (r.rps / baseline.rps).toFixed(3),
     sdk ? (r.rps / sdk.rps).toFixed(1) : '-',
+    r.cpuMsPerRequest && baseline.cpuMsPerRequest ? (baseline.cpuMsPerRequest / r.cpuMsPerRequest).toFixed(3) : '-',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -231,7 +235,12 @@ async function main() {
       connections: CONNECTIONS,
       durationSeconds: DURATION,
       warmupSeconds: WARMUP,
-      rows: rows.map((r) => ({ ...r, ratioToBaseline: +(r.rps / baseline.rps).toFixed(3), ratioToSdk: sdk ? +(r.rps / sdk.rps).toFixed(2) : null })),
+      rows: rows.map((r) => ({
+        ...r,
+        ratioToBaseline: +(r.rps / baseline.rps).toFixed(3),
+        ratioToSdk: sdk ? +(r.rps / sdk.rps).toFixed(2) : null,
+        cpuRatioToBaseline: r.cpuMsPerRequest && baseline.cpuMsPerRequest ? +(baseline.cpuMsPerRequest / r.cpuMsPerRequest).toFixed(3) : null,
+      })),
       verdicts,
       ...(profile ? { profile } : {}),
     };

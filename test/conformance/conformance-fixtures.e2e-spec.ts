@@ -2,7 +2,7 @@ import { createTenant } from '../support/fixtures.js';
 import { connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-const FIXTURES = ['test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types', 'test_error_handling'];
+const FIXTURES = ['test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types', 'test_error_handling', 'test_tool_with_progress'];
 
 describe('conformance fixtures', () => {
   describe('with CONFORMANCE_FIXTURES unset', () => {
