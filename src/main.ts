@@ -15,27 +15,30 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(`Configuration error: ${err.message}`);
     throw err;
   }
-  // Loading Nest, TypeORM and the app takes seconds: only once the configuration is known to be good.
-  const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { EmbeddedPostgres }, { migrate }, { DemoSeed }, { drainAndClose }] = await Promise.all([
+  // The embedded PostgreSQL starts (a child process: mostly waiting) while Node loads Nest, TypeORM and the
+  // app (CPU-bound, seconds); both only once the configuration is known to be good.
+  const embeddedStarting = config.databaseUrl
+    ? undefined
+    : import('./database/embedded-postgres.js').then(({ EmbeddedPostgres }) => EmbeddedPostgres.start({ dir: join(config.dataDir, 'postgres') }));
+  embeddedStarting?.catch(() => undefined); // reported below, once awaited
+  const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { migrate }, { DemoSeed }, { drainAndClose }] = await Promise.all([
     import('./admin/admin-token.js'),
     import('./app.factory.js'),
     import('./database/check-database.js'),
-    import('./database/embedded-postgres.js'),
     import('./database/migrate.js'),
     import('./demo/demo-seed.js'),
     import('./health/graceful-shutdown.js'),
   ]);
 
   let embedded: EmbeddedPostgres | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
+  if (embeddedStarting) {
     try {
-      embedded = await EmbeddedPostgres.start({ dir: join(config.dataDir, 'postgres') });
+      embedded = await embeddedStarting;
     } catch (err) {
       fail(`Reblog MCP could not start its embedded PostgreSQL: ${(err as Error).message}`);
     }
-    databaseUrl = embedded.url;
   }
+  const databaseUrl = embedded?.url ?? config.databaseUrl!;
   let app: NestExpressApplication | undefined;
   const stop = async (code: number) => {
     await app?.close().catch(() => undefined);
