@@ -21,12 +21,15 @@ export interface ListArticlesQuery {
 
 export interface ArticleListing {
   items: ArticleSummary[];
-  pagination: { total: number; page: number; page_size: number; pages: number };
+  /** `total_capped`: a search or tag filter matched more than SEARCH_TOTAL_CAP articles, and `total` is that cap. */
+  pagination: { total: number; page: number; page_size: number; pages: number; total_capped?: true };
 }
 
 /** Every ANCHOR_EVERY-th row of a listing is remembered, so a deep page seeks to it instead of skipping rows. */
 export const ANCHOR_EVERY = 256;
 const MAX_ANCHOR_SETS = 1_000;
+/** Search and tag totals are exact up to this many matches; beyond, the total says this and `total_capped`. */
+export const SEARCH_TOTAL_CAP = 10_000;
 /** Up to this offset a page reads its rows directly; beyond, ids first (deferred join). */
 const DIRECT_MAX_OFFSET = 64;
 /** A refresh of one listing's anchors costs one pass over its index: at most one a second, and ≤ 5% of the time. */
@@ -48,6 +51,16 @@ interface Refresh {
 
 type Row = Article & { total: number; generation: string | null };
 
+interface Page {
+  rows: Row[];
+  total: number;
+  /** The total is SEARCH_TOTAL_CAP and there are more matches. */
+  capped?: boolean;
+}
+
+/** A page whose rows carry the total (the statements of the unfiltered and status listings). */
+const counted = (rows: Row[]): Page => ({ rows, total: rows.length ? Number(rows[0].total ?? 0) : 0 });
+
 const COLUMNS = 'a.id, a.handle, a.title, a.excerpt, a.status, a.tags, a.published_at, a.updated_at, a.version';
 
 /**
@@ -59,7 +72,7 @@ const COLUMNS = 'a.id, a.handle, a.title, a.excerpt, a.status, a.tags, a.publish
  *   skips at most ANCHOR_EVERY index entries instead of 80,000. Anchors belong to one generation of the
  *   project (bumped by every write in the same trigger); the statement returns the generation it saw, and a
  *   page read with anchors of another generation is read again without them.
- * - search and tag filters use the trigram and tag GIN indexes; their totals are counted over the matches.
+ * - search and tag filters use the trigram and tag GIN indexes; their totals are counted, up to SEARCH_TOTAL_CAP.
  */
 @Injectable()
 export class ArticleListingService {
@@ -73,11 +86,10 @@ export class ArticleListingService {
 
   async list(scope: ProjectScope, q: ListArticlesQuery): Promise<ArticleListing> {
     const offset = (q.page - 1) * q.page_size;
-    const rows = q.search !== undefined || q.tag !== undefined ? await this.filtered(scope, q, offset) : await this.byStatus(scope, q, offset);
-    const total = rows.length ? Number(rows[0].total) : 0;
+    const { rows, total, capped } = q.search !== undefined || q.tag !== undefined ? await this.filtered(scope, q, offset) : await this.byStatus(scope, q, offset);
     return {
       items: rows.filter((r) => r.id !== null).map(articleSummary),
-      pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) },
+      pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size), ...(capped ? { total_capped: true } : {}) },
     };
   }
 
@@ -90,18 +102,18 @@ export class ArticleListingService {
     return new Map(rows.map((r) => [r.project_id, r.n]));
   }
 
-  private async byStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Row[]> {
+  private async byStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Page> {
     const key = `${scope.projectId}|${q.status ?? '*'}`;
     const set = offset >= ANCHOR_EVERY ? this.anchorSets.get(key) : undefined;
     if (set && set.anchors.length) {
       const j = Math.min(Math.floor(offset / ANCHOR_EVERY), set.anchors.length) - 1;
       const anchor = set.anchors[j];
       const rows = await this.pageByStatus(scope, q, offset - (j + 1) * ANCHOR_EVERY, anchor);
-      if (rows[0]?.generation === set.generation) return rows;
+      if (rows[0]?.generation === set.generation) return counted(rows);
     }
     const rows = await this.pageByStatus(scope, q, offset);
     if (offset >= ANCHOR_EVERY && rows[0]?.generation) this.refreshAnchors(key, scope, q.status);
-    return rows;
+    return counted(rows);
   }
 
   private async pageByStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number, anchor?: { updatedAt: string; id: string }): Promise<Row[]> {
@@ -144,8 +156,13 @@ export class ArticleListingService {
     return (await pool.query({ name, text, values })).rows;
   }
 
-  private filtered(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Row[]> {
-    const params: unknown[] = [scope.accountId, scope.projectId, q.page_size, offset];
+  /**
+   * Search and tag: the page and a bounded count run side by side. The page lets the planner choose between
+   * the GIN indexes (rare matches) and walking the listing index until the page is full (common ones); the
+   * count stops after SEARCH_TOTAL_CAP matches, so no search costs more than that many rows to count.
+   */
+  private async filtered(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Page> {
+    const params: unknown[] = [scope.accountId, scope.projectId];
     const where = ['account_id = $1', 'project_id = $2', 'deleted_at IS NULL'];
     if (q.status) {
       params.push(q.status);
@@ -160,18 +177,18 @@ export class ArticleListingService {
       params.push([q.tag]);
       where.push(`tags @> $${params.length}::text[]`);
     }
-    // One pass over the matches gives both the total and the page.
-    return this.db.query(
-      `WITH m AS MATERIALIZED (
-         SELECT id, updated_at FROM articles WHERE ${where.join(' AND ')}
-       ), p AS (
-         SELECT id, updated_at FROM m ORDER BY updated_at DESC, id DESC LIMIT $3 OFFSET $4
-       )
-       SELECT (SELECT count(*) FROM m)::int AS total, NULL AS generation, ${COLUMNS}
-         FROM (SELECT 1) one LEFT JOIN (p JOIN articles a ON a.id = p.id AND a.account_id = $1) ON true
-        ORDER BY p.updated_at DESC, p.id DESC`,
-      params,
-    ) as Promise<Row[]>;
+    const filter = where.join(' AND ');
+    const n = params.length;
+    const [rows, [{ counted }]] = await Promise.all([
+      this.db.query(
+        `SELECT ${COLUMNS} FROM articles a WHERE ${filter} ORDER BY updated_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...params, q.page_size, offset],
+      ) as Promise<Row[]>,
+      this.db.query(`SELECT count(*)::int AS counted FROM (SELECT 1 FROM articles WHERE ${filter} LIMIT $${n + 1}) m`, [...params, SEARCH_TOTAL_CAP + 1]) as Promise<
+        { counted: number }[]
+      >,
+    ]);
+    return { rows, total: Math.min(counted, SEARCH_TOTAL_CAP), capped: counted > SEARCH_TOTAL_CAP };
   }
 
   /** Recomputes a listing's anchors in the background, in one statement (one snapshot with its generation). */

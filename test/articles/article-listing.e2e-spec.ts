@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { ANCHOR_EVERY, ArticleListingService } from '../../src/articles/article-listing.service.js';
+import { ANCHOR_EVERY, ArticleListingService, SEARCH_TOTAL_CAP } from '../../src/articles/article-listing.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectTotalsMatch, ok, sql } from './article-helpers.js';
@@ -156,6 +156,25 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
       expect(await search({ tag: 'none' })).toEqual({ titles: [], total: 0 });
       expect(await search({ status: 'published', search: 'postgres' })).toEqual({ titles: [], total: 0 });
       expect(await search({ status: 'draft', tag: 'even' })).toEqual({ titles: ['Node streams', 'PostgreSQL tips', 'snake_case names'], total: 3 });
+    });
+
+    it('counts at most SEARCH_TOTAL_CAP matches, and says so', async () => {
+      const big = await createTenant(t);
+      await sql(t).query(
+        `INSERT INTO articles (id, account_id, project_id, handle, title, status, tags)
+         SELECT gen_random_uuid(), $1, $2, 'many-' || i, 'Many ' || i, 'draft', ARRAY['bulk'] FROM generate_series(1, $3::int) i`,
+        [big.accountId, big.projectIds[0], SEARCH_TOTAL_CAP + 5],
+      );
+      for (const args of [{ search: 'many' }, { tag: 'bulk' }, { search: 'many', tag: 'bulk', status: 'draft' }]) {
+        const out = await ok(t, big.key, 'list_articles', { ...args, page_size: 100 });
+        expect(out.pagination).toEqual({ total: SEARCH_TOTAL_CAP, page: 1, page_size: 100, pages: SEARCH_TOTAL_CAP / 100, total_capped: true });
+        expect(out.items).toHaveLength(100);
+      }
+      const few = await ok(t, big.key, 'list_articles', { search: 'many 1000' });
+      // 1000 and 10000..10005.
+      expect(few.pagination).toEqual({ total: 7, page: 1, page_size: 20, pages: 1 });
+      // The unfiltered total is exact whatever the size.
+      expect((await ok(t, big.key, 'list_articles', {})).pagination.total).toBe(SEARCH_TOTAL_CAP + 5);
     });
 
     it('never matches another project', async () => {
