@@ -281,7 +281,7 @@ async function main() {
       rounds: runs,
     };
   });
-  const [baseline, page1, page4000, search] = rows;
+  const [baseline, page1] = rows;
   const perRound = (f) => +median(rounds.map(f)).toFixed(3);
   const plan = await plans(db.url, scope);
 
