@@ -3,20 +3,25 @@
 // pipeline, and the official SDK's stateless recipe. Servers run in child processes; autocannon
 // runs here. Prints a table and writes bench/results/latest.json (key "protocol").
 //
-//   BENCH_DURATION=10      seconds measured per target
-//   BENCH_WARMUP=2         seconds of unmeasured warm-up per target
+// The machine is shared: the targets are measured in interleaved rounds (baseline, ours, SDK,
+// then again), each ratio is taken within its round, and the table shows medians over rounds.
+//
+//   BENCH_ROUNDS=3         rounds
+//   BENCH_DURATION=5       seconds measured per target and round
+//   BENCH_WARMUP=2         seconds of unmeasured warm-up per target (first round only)
 //   BENCH_CONNECTIONS=50
 //   BENCH_SDK=false        skip the SDK comparison
 //   BENCH_CPU_PROF=true    profile our server (node --cpu-prof) into bench/results/profiles/
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WITH_SDK = process.env.BENCH_SDK !== 'false';
@@ -98,9 +103,9 @@ function cannon(url, headers, body, duration) {
 }
 
 /** Warm-up, then a measured run; fails if any answer was not 2xx. */
-async function measure(name, pid, url, headers, body, metricsOrigin) {
-  if (WARMUP > 0) await cannon(url, headers, body, WARMUP);
-  process.stdout.write(`  ${name}: ${DURATION} s at ${CONNECTIONS} connections... `);
+async function measure({ name, pid, url, body, metricsOrigin }, headers, warm) {
+  if (warm && WARMUP > 0) await cannon(url, headers, body, WARMUP);
+  process.stdout.write(`  ${name}: `);
   const before = metricsOrigin ? await activityMetrics(metricsOrigin) : null;
   const cpuBefore = cpuSeconds(pid);
   const r = await cannon(url, headers, body, DURATION);
@@ -136,25 +141,60 @@ async function measure(name, pid, url, headers, body, metricsOrigin) {
   return result;
 }
 
-function table(rows, baseline, sdk) {
+const median = (values) => {
+  const v = values.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+
+/** Medians over rounds of each target's figures, and of its ratios taken within each round. */
+function summarize(targets, rounds) {
+  return targets.map((target) => {
+    const runs = rounds.map((round) => round[target.name]);
+    const within = (other, field) => rounds.map((round) => (round[other] && round[target.name][field] ? round[target.name][field] / round[other][field] : NaN));
+    const m = (field) => median(runs.map((r) => r[field]));
+    return {
+      name: target.name,
+      rps: Math.round(m('rps')),
+      p50: m('p50'),
+      p99: m('p99'),
+      cpuPct: m('cpuPct'),
+      cpuMsPerRequest: m('cpuMsPerRequest'),
+      rssMb: runs.at(-1).rssMb,
+      peakMb: runs.at(-1).peakMb,
+      activityCommitWaitMs: m('activityCommitWaitMs'),
+      ratioToBaseline: median(within(BASELINE, 'rps')),
+      ratioToSdk: median(within(SDK, 'rps')),
+      // Baseline CPU per request ÷ ours: how many times more CPU an answer costs here.
+      cpuRatioToBaseline: median(rounds.map((round) => round[BASELINE].cpuMsPerRequest / round[target.name].cpuMsPerRequest)),
+      rounds: runs,
+    };
+  });
+}
+
+function table(rows) {
   const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'RSS MB', 'peak MB', '× baseline', '× SDK', 'CPU × baseline'];
+  const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
   const lines = rows.map((r) => [
     r.name,
     String(r.rps),
-    String(r.p50),
-    String(r.p99),
-    String(r.cpuPct ?? '-'),
-    String(r.cpuMsPerRequest ?? '-'),
+    fixed(r.p50, 0),
+    fixed(r.p99, 0),
+    fixed(r.cpuPct, 0),
+    fixed(r.cpuMsPerRequest, 3),
     String(r.rssMb ?? '-'),
     String(r.peakMb ?? '-'),
-    (r.rps / baseline.rps).toFixed(3),
-    sdk ? (r.rps / sdk.rps).toFixed(1) : '-',
-    r.cpuMsPerRequest && baseline.cpuMsPerRequest ? (baseline.cpuMsPerRequest / r.cpuMsPerRequest).toFixed(3) : '-',
+    fixed(r.ratioToBaseline, 3),
+    fixed(r.ratioToSdk, 1),
+    fixed(r.cpuRatioToBaseline, 3),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
+
+const BASELINE = 'raw node:http (baseline)';
+const SDK = 'SDK stateless tools/call';
 
 async function main() {
   if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
@@ -162,7 +202,10 @@ async function main() {
     rmSync(PROFILES, { recursive: true, force: true });
     mkdirSync(PROFILES, { recursive: true });
   }
-  console.log(`Protocol bench: node ${process.version}, ${cpus().length} CPUs, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target (shared machine: compare ratios, not absolutes)\n`);
+  console.log(
+    `Protocol bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ` +
+      `${ROUNDS} rounds × ${DURATION} s per target (+${WARMUP} s warm-up). Shared machine: compare ratios, not absolutes.\n`,
+  );
 
   const ours = await startServer({ nodeArgs: CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', PROFILES] : [] });
   const children = [ours];
@@ -187,30 +230,34 @@ async function main() {
 
     const raw = await startChild(join(ROOT, 'bench/servers/raw-http.mjs'), { BENCH_BODY_FILE: bodyFile });
     children.push(raw);
-    const rows = [];
-    rows.push(await measure('raw node:http (baseline)', raw.pid, raw.url, headers, LIST));
-    await raw.stop();
-    rows.push(await measure('ours tools/list', ours.pid, ours.url, headers, LIST, ours.origin));
-    rows.push(await measure('ours tools/call list_projects', ours.pid, ours.url, headers, CALL, ours.origin));
-
-    let sdk;
+    const targets = [
+      { name: BASELINE, pid: raw.pid, url: raw.url, body: LIST },
+      { name: 'ours tools/list', pid: ours.pid, url: ours.url, body: LIST, metricsOrigin: ours.origin },
+      { name: 'ours tools/call list_projects', pid: ours.pid, url: ours.url, body: CALL, metricsOrigin: ours.origin },
+    ];
     if (WITH_SDK) {
       const recipe = await startChild(join(ROOT, 'bench/servers/sdk-stateless.mjs'));
       children.push(recipe);
       const check = await post(recipe.url, headers, CALL);
       if (check.status !== 200 || !check.text.includes('Demo blog')) throw new Error(`The SDK recipe answered ${check.status}: ${check.text.slice(0, 300)}`);
-      sdk = await measure('SDK stateless tools/call', recipe.pid, recipe.url, headers, CALL);
-      rows.push(sdk);
-      await recipe.stop();
+      targets.push({ name: SDK, pid: recipe.pid, url: recipe.url, body: CALL });
     }
 
-    const [baseline] = rows;
-    console.log('\n' + table(rows, baseline, sdk) + '\n');
+    const rounds = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      console.log(`round ${i + 1}/${ROUNDS} (load average ${loadavg()[0].toFixed(1)})`);
+      const round = {};
+      for (const target of targets) round[target.name] = await measure(target, headers, i === 0);
+      rounds.push(round);
+    }
+    const rows = summarize(targets, rounds);
+    console.log('\n' + table(rows) + '\n');
+    console.log('Medians over rounds; the ratios are taken within each round. RSS is of the server process alone (not its PostgreSQL).\n');
+
     const verdicts = [];
     for (const row of rows.filter((r) => r.name.startsWith('ours'))) {
-      const ratio = row.rps / baseline.rps;
-      verdicts.push({ target: `${row.name} ≥ ${TARGET_RATIO} × baseline`, value: +ratio.toFixed(3), met: ratio >= TARGET_RATIO });
-      if (sdk) verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +(row.rps / sdk.rps).toFixed(1), met: row.rps / sdk.rps >= TARGET_VS_SDK });
+      verdicts.push({ target: `${row.name} ≥ ${TARGET_RATIO} × baseline`, value: +row.ratioToBaseline.toFixed(3), met: row.ratioToBaseline >= TARGET_RATIO });
+      if (WITH_SDK) verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +row.ratioToSdk.toFixed(1), met: row.ratioToSdk >= TARGET_VS_SDK });
     }
     for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
 
@@ -232,15 +279,12 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
+      loadAverage: loadavg(),
       connections: CONNECTIONS,
+      rounds: ROUNDS,
       durationSeconds: DURATION,
       warmupSeconds: WARMUP,
-      rows: rows.map((r) => ({
-        ...r,
-        ratioToBaseline: +(r.rps / baseline.rps).toFixed(3),
-        ratioToSdk: sdk ? +(r.rps / sdk.rps).toFixed(2) : null,
-        cpuRatioToBaseline: r.cpuMsPerRequest && baseline.cpuMsPerRequest ? +(baseline.cpuMsPerRequest / r.cpuMsPerRequest).toFixed(3) : null,
-      })),
+      rows,
       verdicts,
       ...(profile ? { profile } : {}),
     };
