@@ -64,15 +64,17 @@ const counted = (rows: Row[]): Page => ({ rows, total: rows.length ? Number(rows
 const COLUMNS = 'a.id, a.handle, a.title, a.excerpt, a.status, a.tags, a.published_at, a.updated_at, a.version';
 
 /**
- * `list_articles` at scale, in one statement per call:
- * - the total comes from `article_counts` (kept by a trigger), not from counting the project;
- * - the page is a deferred join: ids are found on the covering index `(project_id[, status], updated_at, id)`
- *   (index-only), then only the page's rows are read;
+ * `list_articles` at scale:
+ * - the total comes from `article_counts` (kept by a trigger in the writes' transactions), read in the same
+ *   prepared statement as the page, never by counting the project;
+ * - a near page reads its rows directly on the listing index; a far one is a deferred join: its ids come
+ *   from the covering index `(project_id[, status], updated_at, id)` (index-only), then only its rows are read;
  * - a deep page starts from the nearest remembered keyset anchor (`(updated_at, id) <= anchor`), so page 4000
  *   skips at most ANCHOR_EVERY index entries instead of 80,000. Anchors belong to one generation of the
- *   project (bumped by every write in the same trigger); the statement returns the generation it saw, and a
- *   page read with anchors of another generation is read again without them.
- * - search and tag filters use the trigram and tag GIN indexes; their totals are counted, up to SEARCH_TOTAL_CAP.
+ *   project (bumped by every write, by the same trigger); the statement returns the generation it saw, and a
+ *   page read with anchors of another generation is read again without them;
+ * - search and tag filters use the trigram and tag GIN indexes (or the listing index, for common matches);
+ *   their totals are counted, up to SEARCH_TOTAL_CAP.
  */
 @Injectable()
 export class ArticleListingService {
