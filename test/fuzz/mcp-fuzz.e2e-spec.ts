@@ -155,6 +155,7 @@ function check(c: Case, a: Answer): void {
     if (!Object.is(body.id, want.id) && JSON.stringify(body.id) !== JSON.stringify(want.id)) throw new Error(`expected id ${JSON.stringify(want.id)}: ${context}`);
     return;
   }
+  if (!('result' in want)) throw new Error(`expected no body: ${context}`);
   if (JSON.stringify(body.id) !== JSON.stringify(want.id)) throw new Error(`expected id ${JSON.stringify(want.id)}: ${context}`);
   if (want.result === 'any') {
     if (body.result === undefined) throw new Error(`expected a result: ${context}`);
