@@ -46,6 +46,12 @@ const INSERT =
 /** Outcomes whose bursts are folded into one entry per credential per second (admin-api.md). */
 const FOLDED: ReadonlySet<Outcome> = new Set(['rate_limited']);
 const MAX_BATCH = 1_000;
+/**
+ * Batches written at the same time. One at a time, every entry waits for the commit in progress
+ * and then its own; with a few, an entry waits for about one commit, and PostgreSQL flushes the
+ * WAL of concurrent commits together.
+ */
+const MAX_PARALLEL = 3;
 /** Entries kept in memory while the database is unreachable, written when it is back. */
 const MAX_HELD = 100_000;
 const RETRY_MS = 1_000;
@@ -77,7 +83,8 @@ export class ActivityService implements OnApplicationShutdown {
   private readonly log = new Logger(ActivityService.name);
   private queue: Pending[] = [];
   private held: Row[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly batches = new Set<Promise<void>>();
+  private scheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -108,13 +115,16 @@ export class ActivityService implements OnApplicationShutdown {
     ];
     return new Promise((done, fail) => {
       this.queue.push({ row, queuedAt: performance.now(), done, fail });
-      this.flushing ??= this.drain();
+      this.schedule();
     });
   }
 
   /** Resolves once everything recorded so far is written (or held because the database is away). */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.queue.length || this.batches.size) {
+      if (this.batches.size) await Promise.race(this.batches);
+      else await new Promise((r) => setImmediate(r));
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -124,28 +134,39 @@ export class ActivityService implements OnApplicationShutdown {
     if (this.held.length) this.log.error(`${this.held.length} activity entries could not be written before shutdown: the database did not answer.`);
   }
 
-  private async drain(): Promise<void> {
-    // Let the requests of this tick join the batch.
-    await new Promise((r) => setImmediate(r));
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.write(batch.map((p) => p.row));
-        const now = performance.now();
-        for (const p of batch) {
-          this.metrics?.activityLag.observe((now - p.queuedAt) / 1000);
-          p.done();
-        }
-      } catch (err) {
-        if (unreachable(err)) {
-          this.hold(batch.map((p) => p.row), err as Error);
-          for (const p of batch) p.done();
-        } else {
-          await this.writeOneByOne(batch);
-        }
+  /** Starts a batch on the next turn of the event loop (so the requests of this tick join it), if a slot is free. */
+  private schedule(): void {
+    if (this.scheduled || this.batches.size >= MAX_PARALLEL) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.queue.length && this.batches.size < MAX_PARALLEL) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        const writing: Promise<void> = this.writeBatch(batch).finally(() => {
+          this.batches.delete(writing);
+          if (this.queue.length) this.schedule();
+        });
+        this.batches.add(writing);
+      }
+    });
+  }
+
+  private async writeBatch(batch: Pending[]): Promise<void> {
+    try {
+      await this.write(batch.map((p) => p.row));
+      const now = performance.now();
+      for (const p of batch) {
+        this.metrics?.activityLag.observe((now - p.queuedAt) / 1000);
+        p.done();
+      }
+    } catch (err) {
+      if (unreachable(err)) {
+        this.hold(batch.map((p) => p.row), err as Error);
+        for (const p of batch) p.done();
+      } else {
+        await this.writeOneByOne(batch);
       }
     }
-    this.flushing = null;
   }
 
   /** A batch the database refused: each entry alone, so one bad entry loses nothing but itself. */
