@@ -154,9 +154,9 @@ async function plans(url, scope) {
       searchUsesTitleTrigramIndex: search.includes('articles_title_trgm'),
       searchUsesHandleTrigramIndex: search.includes('articles_handle_trgm'),
       pageIdsIndexOnly: deep.includes('Index Only Scan') && deep.includes('articles_list_idx'),
-      anchorSeekIsIndexCondition: /"Index Cond": "[^"]*ROW\(updated_at, id\) <=/.test(anchored),
+      anchorSeekIsIndexCondition: /"Index Cond":\s*"[^"]*ROW\(updated_at, id\) <=/.test(anchored),
       // A lookup of one counts row, never a pass over the articles.
-      totalFromCountsRow: total.includes('article_counts') && !total.includes('"Relation Name": "articles"'),
+      totalFromCountsRow: total.includes('article_counts') && !/"Relation Name":\s*"articles"/.test(total),
     };
   } finally {
     await client.end();
