@@ -24,7 +24,7 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, ROOT, run } from '../scripts/lib/server.mjs';
@@ -183,7 +183,8 @@ function table(rows, baseline, page1) {
 }
 
 async function main() {
-  console.log(`list_articles bench: ${cpus().length} CPUs, node ${process.version}, ${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections`);
+  const loadBefore = loadavg();
+  console.log(`list_articles bench: ${cpus().length} CPUs (load average ${loadavg()[0].toFixed(1)}), node ${process.version}, ${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections`);
   if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
   const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
   const { migrate } = await import(join(ROOT, 'dist/src/database/migrate.js'));
@@ -309,7 +310,8 @@ async function main() {
   mkdirSync(RESULTS, { recursive: true });
   const out = {
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, node: process.version },
+    // The 1/5/15-minute load averages at the start and the end: on a shared machine they say how far to trust the figures.
+    machine: { cpus: cpus().length, node: process.version, loadavgBefore: loadBefore.map((l) => +l.toFixed(2)), loadavgAfter: loadavg().map((l) => +l.toFixed(2)) },
     settings: { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, articles: 100_000, bigProject: 85_000, seedSeconds },
     results: rows,
     ratios,
