@@ -21,6 +21,10 @@ async function main(): Promise<void> {
     ? undefined
     : import('./database/embedded-postgres.js').then(({ EmbeddedPostgres }) => EmbeddedPostgres.start({ dir: join(config.dataDir, 'postgres') }));
   embeddedStarting?.catch(() => undefined); // reported below, once awaited
+  // An external database is checked while the app loads too, and a failure ends the start at once: a wrong
+  // DATABASE_URL is told in a moment, however long loading takes on a busy machine.
+  const externalChecked = config.databaseUrl ? (await import('./database/check-database.js')).checkDatabase(config.databaseUrl) : undefined;
+  externalChecked?.catch((err: Error) => fail(`Reblog MCP could not start: ${err.message}`));
   const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { migrate }, { DemoSeed }, { drainAndClose }] = await Promise.all([
     import('./admin/admin-token.js'),
     import('./app.factory.js'),
@@ -46,7 +50,7 @@ async function main(): Promise<void> {
     process.exit(code);
   };
   try {
-    await checkDatabase(databaseUrl);
+    await (embedded ? checkDatabase(databaseUrl) : externalChecked);
     if (config.migrationsRun) await migrate(databaseUrl);
     const admin = resolveAdminToken(config);
     app = await createApp({ config, databaseUrl, adminToken: admin.token });
