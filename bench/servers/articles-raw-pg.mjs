@@ -1,15 +1,27 @@
 // The list_articles baseline (quality.md "list_articles at 100k articles"): a bare node:http server with
 // a pg pool that reads the request, parses its JSON, runs the page-1 query WITHOUT a total and answers
 // the same result shape as our tool (pretty JSON text block + structuredContent).
-//   DATABASE_URL=... BENCH_ACCOUNT_ID=... BENCH_PROJECT_ID=... node bench/servers/articles-raw-pg.mjs
+// With BENCH_WITH_TOTAL=true it runs our page-1 statement instead (the SQL of ArticleListingService: the
+// total and generation from article_counts in the same prepared statement): the cost of our query alone,
+// without the MCP pipeline.
+//   DATABASE_URL=... BENCH_ACCOUNT_ID=... BENCH_PROJECT_ID=... [BENCH_WITH_TOTAL=true] node bench/servers/articles-raw-pg.mjs
 import { createServer } from 'node:http';
 import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const scope = [process.env.BENCH_ACCOUNT_ID, process.env.BENCH_PROJECT_ID];
+const WITH_TOTAL = process.env.BENCH_WITH_TOTAL === 'true';
 const PAGE_1 = `SELECT id, handle, title, excerpt, status, tags, published_at, updated_at, version FROM articles
                  WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL
                  ORDER BY updated_at DESC, id DESC LIMIT $3`;
+const OURS = {
+  name: 'ours_page_1',
+  text: `SELECT (SELECT n FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = $3)::int AS total,
+                (SELECT generation FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*')::text AS generation,
+                a.id, a.handle, a.title, a.excerpt, a.status, a.tags, a.published_at, a.updated_at, a.version
+           FROM articles a WHERE a.account_id = $1 AND project_id = $2 AND deleted_at IS NULL
+          ORDER BY updated_at DESC, id DESC LIMIT $4 OFFSET $5`,
+};
 
 const server = createServer((req, res) => {
   const chunks = [];
@@ -24,8 +36,15 @@ const server = createServer((req, res) => {
     }
     try {
       const pageSize = message.params?.arguments?.page_size ?? 20;
-      const { rows } = await pool.query(PAGE_1, [...scope, pageSize]);
-      const value = { items: rows };
+      let value;
+      if (WITH_TOTAL) {
+        const { rows } = await pool.query({ ...OURS, values: [...scope, '*', pageSize, 0] });
+        const total = rows.length ? rows[0].total : 0;
+        value = { items: rows.map((row) => (delete row.total, delete row.generation, row)), pagination: { total, page: 1, page_size: pageSize, pages: Math.ceil(total / pageSize) } };
+      } else {
+        const { rows } = await pool.query(PAGE_1, [...scope, pageSize]);
+        value = { items: rows };
+      }
       const body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value } });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
     } catch (err) {
