@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -21,10 +21,11 @@ export interface TestApp {
 /** Boots the real app on the test run's Postgres, listening on a free loopback port. */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const adminToken = 'test-admin-' + randomBytes(12).toString('hex');
+  const dataDir = mkdtempSync(join(tmpdir(), 'reblog-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: process.env.DATABASE_URL,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'reblog-data-')),
+    DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
     PORT: '0',
@@ -35,5 +36,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;
-  return { app, config, baseUrl, adminToken, http: request(baseUrl), close: () => app.close() };
+  const close = async () => {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { app, config, baseUrl, adminToken, http: request(baseUrl), close };
 }
