@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -22,6 +23,13 @@ export const POLL_MS = 1_000;
 export const CONCURRENCY = 4;
 /** How long shutdown waits for running jobs to stop after handing them back. */
 const STOP_WAIT_MS = 5_000;
+/**
+ * Connections of the bookkeeping pool (claims, heartbeats, progress). It commits asynchronously
+ * (no fsync wait): losing one of those writes in a database crash only sends the job back to the
+ * queue or its lease to expiry, and the run's final write, fenced by the claim, then does nothing.
+ * Side effects and terminal states go through the main pool, durably.
+ */
+const BOOKKEEPING_CONNECTIONS = 2;
 
 /** Why a run was stopped from outside. */
 type StopReason = 'cancelled' | 'lease_lost' | 'shutdown';
@@ -57,6 +65,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   private stopping = false;
   private filling = false;
   private fillAgain = false;
+  private bookkeeping: pg.Pool | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -68,6 +77,14 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   onApplicationBootstrap(): void {
     if (this.config.role === 'api' || !this.handlers.kinds().length) return;
     this.started = true;
+    this.bookkeeping = new pg.Pool({
+      connectionString: (this.db.options as { url?: string }).url,
+      max: BOOKKEEPING_CONNECTIONS,
+      application_name: 'reblog-mcp-worker',
+      options: '-c synchronous_commit=off',
+      connectionTimeoutMillis: 5_000,
+    });
+    this.bookkeeping.on('error', (err) => this.log.warn(`Worker bookkeeping connection: ${err.message}`));
     this.unsubscribe.push(
       this.events.onAny((event) => {
         if (event.kind === 'new') void this.fill();
@@ -95,7 +112,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     for (const timer of this.timers) clearInterval(timer);
     for (const off of this.unsubscribe) off();
     const runs = [...this.runs.values()];
-    if (!runs.length) return;
+    if (!runs.length) return this.closeBookkeeping();
     try {
       await this.db.query(
         `WITH r AS (
@@ -110,6 +127,19 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     }
     for (const run of runs) run.abort.abort('shutdown' satisfies StopReason);
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((done) => setTimeout(done, STOP_WAIT_MS).unref())]);
+    await this.closeBookkeeping();
+  }
+
+  private async closeBookkeeping(): Promise<void> {
+    const pool = this.bookkeeping;
+    this.bookkeeping = null;
+    await pool?.end().catch(() => undefined);
+  }
+
+  /** Bookkeeping statements (claims, heartbeats, progress): asynchronous commit, rows answered. */
+  private async book<T>(sql: string, params: unknown[]): Promise<T[]> {
+    if (!this.bookkeeping) throw new Error('The worker is stopped.');
+    return (await this.bookkeeping.query(sql, params)).rows as T[];
   }
 
   /** Claims due jobs while this process has free slots. */
@@ -140,7 +170,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
 
   private async claim(limit: number): Promise<Job[]> {
     // UPDATEs sit in a CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
-    return (await this.db.query(
+    return this.book<Job>(
       `WITH next AS (
          SELECT id FROM jobs
           WHERE status = 'queued' AND run_after <= now() AND tool = ANY($3)
@@ -156,7 +186,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
          RETURNING j.*)
        SELECT * FROM claimed`,
       [this.id, limit, this.handlers.kinds(), LEASE_SECONDS],
-    )) as Job[];
+    );
   }
 
   private start(job: Job): void {
@@ -192,10 +222,12 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       if (!row || row.status !== 'running' || row.locked_by !== this.id || row.attempts !== run.attempt) throw new LeaseLost();
       const result = await effect(m);
       await m.query(
-        `UPDATE jobs SET status = 'succeeded', progress = 1, result = $2::jsonb, error = NULL, finished_at = now(), locked_by = NULL, locked_until = NULL WHERE id = $1`,
+        `WITH u AS (
+           UPDATE jobs SET status = 'succeeded', progress = 1, result = $2::jsonb, error = NULL, finished_at = now(), locked_by = NULL, locked_until = NULL
+            WHERE id = $1 RETURNING id)
+         SELECT ${notifyStatus('u.id::text', `'succeeded'`)} FROM u`,
         [run.job.id, JSON.stringify(result)],
       );
-      await m.query(`SELECT ${notifyStatus('$1::text', `'succeeded'`)}`, [run.job.id]);
     });
   }
 
@@ -234,7 +266,8 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
 
   /** Records progress (never backwards, below 1 until the job succeeds); one write in flight per job, the latest value wins. */
   private progress(run: Run, fraction: number): void {
-    if (!Number.isFinite(fraction)) return;
+    // 1 means the provider is done: the job's success, written next, records it.
+    if (!Number.isFinite(fraction) || fraction >= 1) return;
     const value = Math.round(Math.min(0.99, Math.max(0, fraction) * 0.95) * 1000) / 1000;
     const p = run.progress;
     if (value <= Math.max(p.pending, p.written)) return;
@@ -245,7 +278,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       try {
         while (p.pending > p.written && !run.abort.signal.aborted) {
           const value = p.pending;
-          await this.db.query(
+          await this.book(
             `WITH u AS (
                UPDATE jobs SET progress = $4::real WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3 AND progress < $4::real
                RETURNING id, progress)
@@ -267,14 +300,14 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     if (!this.runs.size || this.stopping) return;
     const runs = [...this.runs.values()];
     try {
-      const rows = (await this.db.query(
+      const rows = await this.book<{ id: string; attempts: number }>(
         `WITH u AS (
            UPDATE jobs SET locked_until = now() + make_interval(secs => $3)
             WHERE id = ANY($2::uuid[]) AND locked_by = $1 AND status = 'running' AND NOT cancel_requested
            RETURNING id, attempts)
          SELECT * FROM u`,
         [this.id, runs.map((r) => r.job.id), LEASE_SECONDS],
-      )) as { id: string; attempts: number }[];
+      );
       const held = new Map(rows.map((r) => [r.id, r.attempts]));
       for (const run of runs) {
         if (held.get(run.job.id) !== run.attempt && this.runs.get(run.job.id) === run) this.stop(run.job.id, 'lease_lost');
