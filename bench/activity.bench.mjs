@@ -13,7 +13,7 @@
 //   BENCH_SKIP_BUILD=true         reuse dist/
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -46,6 +46,24 @@ function cpuSeconds(pid) {
   }
 }
 
+/** CPU seconds used so far by a server's embedded PostgreSQL (postmaster and its backends). */
+function postgresCpuSeconds(server) {
+  try {
+    const postmaster = Number(readFileSync(join(server.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let total = cpuSeconds(postmaster);
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        if (Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) total += cpuSeconds(Number(pid));
+      } catch {
+        // gone
+      }
+    }
+    return total;
+  } catch {
+    return NaN;
+  }
+}
+
 async function metric(origin, name) {
   const text = await (await fetch(`${origin}/metrics`)).text();
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
@@ -58,8 +76,10 @@ async function measure(target, warm) {
   const lag0 = [await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'), await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count')];
   const batch0 = [await metric(target.server.origin, 'reblog_activity_batch_size_sum'), await metric(target.server.origin, 'reblog_activity_batch_size_count')];
   const cpu0 = cpuSeconds(target.server.pid);
+  const pg0 = postgresCpuSeconds(target.server);
   const r = await autocannon({ ...opts, duration: DURATION });
   const cpu = cpuSeconds(target.server.pid) - cpu0;
+  const pgCpu = postgresCpuSeconds(target.server) - pg0;
   const lag1 = [await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'), await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count')];
   const batch1 = [await metric(target.server.origin, 'reblog_activity_batch_size_sum'), await metric(target.server.origin, 'reblog_activity_batch_size_count')];
   if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
@@ -69,10 +89,12 @@ async function measure(target, warm) {
     p50: r.latency.p50,
     p99: r.latency.p99,
     cpuMsPerRequest: r.requests.total ? +((1000 * cpu) / r.requests.total).toFixed(3) : null,
+    // The database's share: what the log costs where the time is not the server's own.
+    pgCpuMsPerRequest: r.requests.total && !Number.isNaN(pgCpu) ? +((1000 * pgCpu) / r.requests.total).toFixed(3) : null,
     commitWaitMs: commits > 0 ? +((1000 * (lag1[0] - lag0[0])) / commits).toFixed(2) : null,
     entriesPerCommit: batch1[1] > batch0[1] ? +((batch1[0] - batch0[0]) / (batch1[1] - batch0[1])).toFixed(1) : null,
   };
-  console.log(`${result.rps} req/s, p99 ${result.p99} ms${result.commitWaitMs !== null ? `, commit wait ${result.commitWaitMs} ms, ${result.entriesPerCommit} entries/commit` : ''}`);
+  console.log(`${result.rps} req/s, p99 ${result.p99} ms, CPU ${result.cpuMsPerRequest} + PostgreSQL ${result.pgCpuMsPerRequest} ms/req${result.commitWaitMs !== null ? `, commit wait ${result.commitWaitMs} ms, ${result.entriesPerCommit} entries/commit` : ''}`);
   return result;
 }
 
@@ -188,7 +210,7 @@ async function main() {
     const rows = targets.map((t) => {
       const runs = rounds.map((r) => r[t.name]);
       const m = (f) => median(runs.map((x) => x[f]));
-      return { name: t.name, rps: Math.round(m('rps')), p50: m('p50'), p99: m('p99'), cpuMsPerRequest: m('cpuMsPerRequest'), commitWaitMs: m('commitWaitMs'), entriesPerCommit: m('entriesPerCommit'), rounds: runs };
+      return { name: t.name, rps: Math.round(m('rps')), p50: m('p50'), p99: m('p99'), cpuMsPerRequest: m('cpuMsPerRequest'), pgCpuMsPerRequest: m('pgCpuMsPerRequest'), commitWaitMs: m('commitWaitMs'), entriesPerCommit: m('entriesPerCommit'), rounds: runs };
     });
     const ratios = {
       logOnOffToolsList: ratio('log on: tools/list', 'log off: tools/list'),
@@ -196,7 +218,7 @@ async function main() {
       redisVsInProcessToolsList: withRedis ? ratio('Redis rate limit, log on: tools/list', 'log on: tools/list') : null,
     };
     const f = (v, d) => (v === null || v === undefined ? '-' : v.toFixed(d));
-    console.log('\n' + table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'commit wait ms', 'entries/commit'], rows.map((r) => [r.name, r.rps, f(r.p50, 0), f(r.p99, 0), f(r.cpuMsPerRequest, 3), f(r.commitWaitMs, 2), f(r.entriesPerCommit, 1)])));
+    console.log('\n' + table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'PG CPU ms/req', 'commit wait ms', 'entries/commit'], rows.map((r) => [r.name, r.rps, f(r.p50, 0), f(r.p99, 0), f(r.cpuMsPerRequest, 3), f(r.pgCpuMsPerRequest, 3), f(r.commitWaitMs, 2), f(r.entriesPerCommit, 1)])));
     console.log(`\nlog on / log off: tools/list ${f(ratios.logOnOffToolsList, 3)}, tools/call list_projects ${f(ratios.logOnOffListProjects, 3)}`);
     if (withRedis) console.log(`Redis rate-limit store / in-process: tools/list ${f(ratios.redisVsInProcessToolsList, 3)}`);
     const verdicts = [
