@@ -64,6 +64,7 @@ export async function startServer(env: Record<string, string> = {}, timeoutMs = 
   await ensureBuilt();
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const adminToken = env.ADMIN_TOKEN ?? 'test-admin-' + randomBytes(12).toString('hex');
+  const dataDir = mkdtempSync(join(tmpdir(), 'reblog-proc-'));
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: {
@@ -71,7 +72,7 @@ export async function startServer(env: Record<string, string> = {}, timeoutMs = 
       HOME: process.env.HOME,
       NODE_ENV: 'test',
       DATABASE_URL: process.env.DATABASE_URL,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'reblog-proc-')),
+      DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
@@ -84,7 +85,12 @@ export async function startServer(env: Record<string, string> = {}, timeoutMs = 
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      done({ code, signal });
+    }),
+  );
   await new Promise<void>((ready, fail) => {
     const timer = setTimeout(() => fail(new Error(`The server did not get ready in ${timeoutMs} ms:\n${out.slice(-3000)}`)), timeoutMs);
     const check = () => {
