@@ -19,7 +19,8 @@ export class McpErrorFilter implements ExceptionFilter {
     if (exception instanceof RpcError) err = exception;
     else {
       this.log.error((exception as Error)?.stack ?? String(exception));
-      err = new RpcError(RpcCode.InternalError, 'Internal error; it is logged. Try again.', 500);
+      // spec/mcp.md: -32603 answers a well-formed request with 200, like -32601 and -32602.
+      err = new RpcError(RpcCode.InternalError, 'Internal error (for example the database did not answer); it is logged. Try again in a few seconds.', 200);
     }
     const message = req.mcp?.message as { method?: unknown; params?: { name?: unknown } } | undefined;
     // A bodiless request (DELETE, GET...) is recorded by its HTTP method.
