@@ -3,6 +3,7 @@ import { ARTICLE_STATUSES } from '../articles/article.entity.js';
 import { ArticlesService, type ListArticlesQuery } from '../articles/articles.service.js';
 import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
+import { PAGE_ARGS, pagedOutput } from './paged.schemas.js';
 
 @McpTool({
   name: 'list_articles',
@@ -12,25 +13,13 @@ import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
   input: {
     type: 'object',
     properties: {
-      page: { type: 'integer', minimum: 1, default: 1 },
-      page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      ...PAGE_ARGS,
       status: { type: 'string', enum: [...ARTICLE_STATUSES] },
       search: { type: 'string', minLength: 1, maxLength: 200, description: 'Substring of the title or handle, case-insensitive.' },
       tag: { type: 'string', minLength: 1, maxLength: 50 },
     },
   },
-  output: {
-    type: 'object',
-    properties: {
-      items: { type: 'array', items: ARTICLE_SUMMARY_SCHEMA },
-      pagination: {
-        type: 'object',
-        properties: { total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, pages: { type: 'integer' } },
-        required: ['total', 'page', 'page_size', 'pages'],
-      },
-    },
-    required: ['items', 'pagination'],
-  },
+  output: pagedOutput(ARTICLE_SUMMARY_SCHEMA),
   scope: 'read',
   role: 'viewer',
   projectScoped: true,

@@ -3,6 +3,7 @@ import { JOB_STATUSES, type JobStatus } from '../jobs/job.entity.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JOB_SCHEMA } from './job.schemas.js';
+import { PAGE_ARGS, pagedOutput } from './paged.schemas.js';
 
 interface Args {
   status?: JobStatus;
@@ -18,22 +19,10 @@ interface Args {
     type: 'object',
     properties: {
       status: { type: 'string', enum: [...JOB_STATUSES] },
-      page: { type: 'integer', minimum: 1, default: 1 },
-      page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      ...PAGE_ARGS,
     },
   },
-  output: {
-    type: 'object',
-    properties: {
-      items: { type: 'array', items: JOB_SCHEMA },
-      pagination: {
-        type: 'object',
-        properties: { total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, pages: { type: 'integer' } },
-        required: ['total', 'page', 'page_size', 'pages'],
-      },
-    },
-    required: ['items', 'pagination'],
-  },
+  output: pagedOutput(JOB_SCHEMA),
   scope: 'read',
   role: 'viewer',
   projectScoped: true,
