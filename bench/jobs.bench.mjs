@@ -49,16 +49,19 @@ function startWorker(databaseUrl, dataDir) {
       env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false' },
     });
     let out = '';
+    let ready = false;
+    const onExitEarly = (code) => fail(new Error(`A worker exited (${code}) before it was ready:\n${out.slice(-3000)}`));
     const onData = (chunk) => {
       out += chunk;
-      if (/Reblog MCP ready/.test(out)) {
-        child.removeAllListeners('exit');
-        done({ child, output: () => out, stop: () => new Promise((exited) => (child.exitCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM')))) });
+      if (!ready && /Reblog MCP ready/.test(out)) {
+        ready = true;
+        child.off('exit', onExitEarly);
+        done({ child, output: () => out, stop: () => new Promise((exited) => (child.exitCode !== null || child.signalCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM')))) });
       }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
     child.stderr.setEncoding('utf8').on('data', onData);
-    child.once('exit', (code) => fail(new Error(`A worker exited (${code}) before it was ready:\n${out.slice(-3000)}`)));
+    child.once('exit', onExitEarly);
   });
 }
 
@@ -222,9 +225,12 @@ async function main() {
     console.log('Written to bench/results/latest.json');
     process.exitCode = met ? 0 : 1;
   } finally {
+    // The embedded postmaster's child handle is unref'd: keep the loop alive until it has stopped.
+    const keepAlive = setInterval(() => undefined, 1_000);
     for (const w of workers) await w.stop().catch(() => undefined);
     await db.stop().catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
+    clearInterval(keepAlive);
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,9 +37,10 @@ const running = new Set<ChildProcess>();
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const base = { ...process.env };
   for (const name of CONFIG_VARS) delete base[name];
+  const dataDir = mkdtempSync(join(tmpdir(), 'reblog-worker-'));
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { ...base, NODE_ENV: 'development', PORT: '0', SEED_DEMO: 'false', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'reblog-worker-')), ...env },
+    env: { ...base, NODE_ENV: 'development', PORT: '0', SEED_DEMO: 'false', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -50,6 +51,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const exited = new Promise<number | string>((done) =>
     child.once('exit', (code, signal) => {
       running.delete(child);
+      rmSync(dataDir, { recursive: true, force: true });
       done(code ?? signal ?? -1);
     }),
   );
