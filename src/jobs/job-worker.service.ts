@@ -40,6 +40,8 @@ interface Run {
   attempt: number;
   abort: AbortController;
   done: Promise<void>;
+  /** Set before the run's own final write: the status notification it causes is not news. */
+  finishing: boolean;
   progress: { pending: number; written: number; writing: boolean };
 }
 
@@ -89,7 +91,10 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       this.events.onAny((event) => {
         if (event.kind === 'new') void this.fill();
         // Only a terminal status is final; a requeue is noticed by the heartbeat (this process may hold a newer claim).
-        else if (event.kind === 'status' && isTerminal(event.status)) this.stop(event.id, 'cancelled');
+        else if (event.kind === 'status' && isTerminal(event.status)) {
+          const run = this.runs.get(event.id);
+          if (run && !run.finishing) this.stop(event.id, event.status === 'cancelled' ? 'cancelled' : 'lease_lost');
+        }
       }),
       this.events.onReconnect(() => {
         void this.heartbeat();
@@ -190,7 +195,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   private start(job: Job): void {
-    const run: Run = { job, attempt: job.attempts, abort: new AbortController(), done: Promise.resolve(), progress: { pending: 0, written: job.progress, writing: false } };
+    const run: Run = { job, attempt: job.attempts, abort: new AbortController(), done: Promise.resolve(), finishing: false, progress: { pending: 0, written: job.progress, writing: false } };
     this.runs.set(job.id, run);
     run.done = this.execute(run).finally(() => {
       this.runs.delete(job.id);
@@ -206,10 +211,12 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       if (!handler) throw new Error(`No handler for jobs of kind "${job.tool}".`);
       const effect = await handler.prepare(job, signal, (fraction) => this.progress(run, fraction));
       signal.throwIfAborted();
+      run.finishing = true;
       await this.complete(run, effect);
     } catch (err) {
       // Cancelled, reclaimed or handed back: the job's state is someone else's now; write nothing.
       if (signal.aborted || err instanceof LeaseLost) return;
+      run.finishing = true;
       if (err instanceof DomainError) await this.fail(run, { code: err.code, message: err.message });
       else await this.retryOrFail(run, err as Error);
     }
