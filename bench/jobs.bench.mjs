@@ -46,7 +46,7 @@ function startWorker(databaseUrl, dataDir) {
     const child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false' },
+      env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false' },
     });
     let out = '';
     let ready = false;
@@ -78,13 +78,26 @@ async function insertJobs(client, tenant, n, tool = 'write_article', tag = 'bulk
   );
 }
 
-async function waitAllDone(client, tenant, tool, tag, n) {
+/** How long no job may finish before the bench gives up and shows the workers' output. */
+const STALL_MS = 60_000;
+
+async function waitAllDone(client, tenant, tool, tag, n, workers = []) {
+  let last = -1;
+  let since = performance.now();
   for (;;) {
     const { rows } = await client.query(
       `SELECT count(*) FILTER (WHERE status IN ('succeeded', 'failed', 'cancelled'))::int AS done FROM jobs WHERE account_id = $1 AND tool = $2 AND args->>'brief' LIKE $3`,
       [tenant.accountId, tool, `${tag} %`],
     );
-    if (rows[0].done >= n) return;
+    const done = rows[0].done;
+    if (done >= n) return;
+    if (done !== last) [last, since] = [done, performance.now()];
+    else if (performance.now() - since > STALL_MS) {
+      const states = (await client.query(`SELECT status, attempts, count(*)::int AS n FROM jobs WHERE account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`, [tenant.accountId])).rows;
+      const activity = (await client.query(`SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows;
+      const outputs = workers.map((w, i) => `--- worker ${i} (pid ${w.child.pid}, exit ${w.child.exitCode ?? w.child.signalCode}):\n${w.output().slice(-3000)}`).join('\n');
+      throw new Error(`No job finished for ${STALL_MS / 1000} s (${done}/${n} done).\nJobs: ${JSON.stringify(states)}\nSessions: ${JSON.stringify(activity, null, 1)}\n${outputs}`);
+    }
     await sleep(20);
   }
 }
@@ -161,12 +174,12 @@ async function main() {
     for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(db.url, join(work, `w${i}`)));
     // Warm-up: a few jobs through each worker (JIT, pools) before measuring.
     await insertJobs(client, tenant, 20, 'write_article', 'warmup');
-    await waitAllDone(client, tenant, 'write_article', 'warmup', 20);
+    await waitAllDone(client, tenant, 'write_article', 'warmup', 20, workers);
 
     console.log(`Throughput: ${JOBS} jobs at once through ${WORKERS} worker processes...`);
     const t0 = performance.now();
     await insertJobs(client, tenant, JOBS, 'write_article', 'bulk');
-    await waitAllDone(client, tenant, 'write_article', 'bulk', JOBS);
+    await waitAllDone(client, tenant, 'write_article', 'bulk', JOBS, workers);
     const bulkSeconds = (performance.now() - t0) / 1000;
     const bulkOnce = await checkOnce(client, tenant, 'bulk', JOBS);
 
@@ -178,7 +191,7 @@ async function main() {
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
     }
-    await waitAllDone(client, tenant, 'write_article', 'paced%', JOBS);
+    await waitAllDone(client, tenant, 'write_article', 'paced%', JOBS, workers);
     const { rows: lat } = await client.query(
       `SELECT extract(epoch FROM started_at - created_at) * 1000 AS ms FROM jobs WHERE account_id = $1 AND args->>'brief' LIKE 'paced%' ORDER BY 1`,
       [tenant.accountId],

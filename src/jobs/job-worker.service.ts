@@ -83,8 +83,10 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       connectionString: (this.db.options as { url?: string }).url,
       max: BOOKKEEPING_CONNECTIONS,
       application_name: 'reblog-mcp-worker',
-      options: '-c synchronous_commit=off',
+      // Bounded like the main pool: a claim that never answers would stall this worker's claiming.
+      options: '-c synchronous_commit=off -c statement_timeout=15000',
       connectionTimeoutMillis: 5_000,
+      keepAlive: true,
     });
     this.bookkeeping.on('error', (err) => this.log.warn(`Worker bookkeeping connection: ${err.message}`));
     this.unsubscribe.push(
