@@ -2,11 +2,12 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { openAsyncCommitPool } from '../database/async-commit-pool.js';
 import { JobEventsService, notifyNew, notifyProgress, notifyStatus } from './job-events.service.js';
 import { JobHandlers, type JobEffect } from './job-handlers.js';
 import { isTerminal, type Job } from './job.entity.js';
@@ -79,16 +80,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   onApplicationBootstrap(): void {
     if (this.config.role === 'api' || !this.handlers.kinds().length) return;
     this.started = true;
-    this.bookkeeping = new pg.Pool({
-      connectionString: (this.db.options as { url?: string }).url,
-      max: BOOKKEEPING_CONNECTIONS,
-      application_name: 'reblog-mcp-worker',
-      // Bounded like the main pool: a claim that never answers would stall this worker's claiming.
-      options: '-c synchronous_commit=off -c statement_timeout=15000',
-      connectionTimeoutMillis: 5_000,
-      keepAlive: true,
-    });
-    this.bookkeeping.on('error', (err) => this.log.warn(`Worker bookkeeping connection: ${err.message}`));
+    this.bookkeeping = openAsyncCommitPool(this.db, 'worker', BOOKKEEPING_CONNECTIONS, this.log);
     this.unsubscribe.push(
       this.events.onAny((event) => {
         if (event.kind === 'new') void this.fill();

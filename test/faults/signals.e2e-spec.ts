@@ -122,3 +122,49 @@ describe('SIGTERM under load', () => {
     for (const job of jobs) expect(['succeeded', 'queued']).toContain(job.status);
   }, 120_000);
 });
+
+describe('SIGKILL under load', () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    server = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    await db?.drop();
+  });
+
+  it('loses no activity entry of an answered request: only requests left unanswered may be missing', async () => {
+    const tenant = await configuredTenant(server);
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const outcomes: Outcome[] = [];
+    let id = 1;
+    const loop = async () => {
+      for (;;) {
+        const o = await post(agent, server.port, tenant.key, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+        outcomes.push(o);
+        if (o.kind !== 'ok') return;
+      }
+    };
+    const loops = Array.from({ length: 32 }, loop);
+    // Mid-flood: batches are being written and answers are waiting for them.
+    await sleep(1_500);
+    server.child.kill('SIGKILL');
+    await expect(server.exited).resolves.toEqual({ code: null, signal: 'SIGKILL' });
+    await Promise.all(loops);
+    agent.destroy();
+
+    const answered = outcomes.filter((o) => o.kind === 'ok').length;
+    const unanswered = outcomes.length - answered;
+    expect(answered).toBeGreaterThan(100);
+    expect(unanswered).toBeGreaterThan(0);
+    const logged = await withClient(db.url, async (c) =>
+      Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_projects'`, [tenant.accountId])).rows[0].n),
+    );
+    expect(logged).toBeGreaterThanOrEqual(answered);
+    expect(logged).toBeLessThanOrEqual(answered + unanswered);
+  }, 120_000);
+});
