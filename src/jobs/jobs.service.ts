@@ -56,7 +56,11 @@ export class JobsService {
     private readonly events: JobEventsService,
   ) {}
 
-  /** Queues a job and wakes the workers (the notification is sent when the insert commits). */
+  /**
+   * Queues a job and wakes the workers (the notification is sent when the insert commits). When the
+   * request that asks for it was already cancelled ({@link cancelByRequest} remembered it), the job
+   * is cancelled at once and returned so.
+   */
   async enqueue(input: NewJob): Promise<Job> {
     const [job] = (await this.db.query(
       `WITH j AS (
@@ -67,7 +71,14 @@ export class JobsService {
       [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
     )) as (Job & { notified?: unknown })[];
     delete job.notified;
-    return job;
+    if (!input.requestKey) return job;
+    // A statement of its own, after the insert committed: a cancellation remembered too late for this
+    // statement to see it is followed by cancelByRequest's own update, which sees the job.
+    const [cancelled] = await this.cancelWhere(
+      `id = $1 AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM request_cancellations WHERE credential_id = $2 AND request_key = $3)`,
+      [job.id, input.credentialId, input.requestKey],
+    );
+    return cancelled ?? job;
   }
 
   /** The job if it belongs to the account and to one of `projectIds`, else null (another tenant's job is an unknown one). */
@@ -125,35 +136,42 @@ export class JobsService {
    */
   async cancel(accountId: string, projectIds: readonly string[], id: string): Promise<Job> {
     if (isUuid(id)) {
-      const [job] = (await this.db.query(
-        `WITH u AS (
-           UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), locked_by = NULL, locked_until = NULL
-            WHERE id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[]) AND status IN ('queued', 'running')
-           RETURNING *)
-         SELECT u.*, ${notifyStatus('u.id::text', `'cancelled'`)} AS notified FROM u`,
-        [id, accountId, projectIds],
-      )) as (Job & { notified?: unknown })[];
-      if (job) {
-        delete job.notified;
-        return job;
-      }
+      const [job] = await this.cancelWhere(`id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[]) AND status IN ('queued', 'running')`, [id, accountId, projectIds]);
+      if (job) return job;
     }
     const job = await this.get(accountId, projectIds, id);
     throw new DomainError('invalid_state', `Job "${id}" already ${job.status}; a finished job cannot be cancelled.`, { status: job.status });
   }
 
-  /** `notifications/cancelled`: cancels the job an in-flight request of this credential started, if any. */
-  async cancelByRequest(accountId: string, credentialId: string, requestKey: string): Promise<Job | null> {
-    const [job] = (await this.db.query(
+  /**
+   * `notifications/cancelled`: cancels the job an in-flight request of this credential started, if
+   * any. With `remember`, the cancellation is kept first (for an hour), so a call that creates its
+   * job after this cancels it itself ({@link enqueue}).
+   */
+  async cancelByRequest(accountId: string, credentialId: string, requestKey: string, remember = false): Promise<Job | null> {
+    if (remember) {
+      await this.db.query(
+        `WITH expired AS (DELETE FROM request_cancellations WHERE at < now() - interval '1 hour')
+         INSERT INTO request_cancellations (credential_id, request_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+        [credentialId, requestKey],
+      );
+    }
+    const [job] = await this.cancelWhere(`account_id = $1 AND credential_id = $2 AND request_key = $3 AND status IN ('queued', 'running')`, [accountId, credentialId, requestKey]);
+    return job ?? null;
+  }
+
+  /** Cancels the jobs matching `where`, telling every instance (their workers stop them). */
+  private async cancelWhere(where: string, params: unknown[]): Promise<Job[]> {
+    const jobs = (await this.db.query(
       `WITH u AS (
          UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), locked_by = NULL, locked_until = NULL
-          WHERE account_id = $1 AND credential_id = $2 AND request_key = $3 AND status IN ('queued', 'running')
+          WHERE ${where}
          RETURNING *)
        SELECT u.*, ${notifyStatus('u.id::text', `'cancelled'`)} AS notified FROM u`,
-      [accountId, credentialId, requestKey],
+      params,
     )) as (Job & { notified?: unknown })[];
-    if (job) delete job.notified;
-    return job ?? null;
+    for (const job of jobs) delete job.notified;
+    return jobs;
   }
 
   /**

@@ -110,7 +110,8 @@ export class McpMethods {
   private async cancelled({ principal, params, sessionId }: NotificationCall): Promise<void> {
     const requestId = params !== null && typeof params === 'object' ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    await this.cancellation.cancel(principal, requestKey(sessionId, requestId));
+    // In a session a request id is never reused, so a cancellation that overtook its call is kept for it.
+    await this.cancellation.cancel(principal, requestKey(sessionId, requestId), sessionId !== null);
   }
 
   private async callTool({ principal, params, signal, progress, requestKey }: MethodCall): Promise<MethodResult> {

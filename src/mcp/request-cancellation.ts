@@ -1,8 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 
-/** Stops the durable work (a job) that an in-flight request started; registered by the tools that start such work. */
-export type CancelRequest = (principal: Principal, requestKey: string) => Promise<void>;
+/**
+ * Stops the durable work (a job) that an in-flight request started; registered by the tools that
+ * start such work. `remember`: the request may not have started its work yet, so the cancellation
+ * is kept for it (only for requests in a session, whose ids are never reused).
+ */
+export type CancelRequest = (principal: Principal, requestKey: string, remember: boolean) => Promise<void>;
 
 /**
  * `notifications/cancelled` reaches whichever instance the gateway picks, not necessarily the one
@@ -17,9 +21,9 @@ export class RequestCancellation {
     this.cancellers.push(cancel);
   }
 
-  async cancel(principal: Principal, requestKey: string): Promise<void> {
+  async cancel(principal: Principal, requestKey: string, remember: boolean): Promise<void> {
     for (const cancel of this.cancellers) {
-      await cancel(principal, requestKey).catch((err: Error) => this.log.warn(`Cancelling request ${requestKey} failed: ${err.message}`));
+      await cancel(principal, requestKey, remember).catch((err: Error) => this.log.warn(`Cancelling request ${requestKey} failed: ${err.message}`));
     }
   }
 }

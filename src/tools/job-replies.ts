@@ -28,9 +28,10 @@ export class JobReplies implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // notifications/cancelled for a call that started a job cancels the job, on whichever instance it arrives.
-    this.cancellation.register(async (principal, requestKey) => {
-      await this.jobs.cancelByRequest(principal.accountId, principal.credential.id, requestKey);
+    // notifications/cancelled for a call that started a job cancels the job, on whichever instance it
+    // arrives, also when it arrives before the call has created the job.
+    this.cancellation.register(async (principal, requestKey, remember) => {
+      await this.jobs.cancelByRequest(principal.accountId, principal.credential.id, requestKey, remember);
     });
   }
 
@@ -44,6 +45,8 @@ export class JobReplies implements OnModuleInit {
       args,
       requestKey: ctx.requestKey,
     });
+    // Cancelled before it was created (notifications/cancelled overtook the call): answered as cancelled at once.
+    if (job.status === 'cancelled') return this.answer(job);
     const budget = this.config.syncBudgetMs;
     if (budget > 0) ctx.progress(0, `${tool}: job ${job.id} queued`);
     const finished = await this.whileServing(ctx.signal, (signal) =>

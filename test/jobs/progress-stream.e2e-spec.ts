@@ -2,7 +2,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { admin } from '../support/fixtures.js';
 import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { configuredTenant, createDatabase, eventually, jobRow } from './job-helpers.js';
+import { configuredTenant, createDatabase, eventually, jobRow, withClient } from './job-helpers.js';
 
 /** Splits an SSE body into the JSON of its `data:` lines, event by event. */
 function sseMessages(body: string): any[] {
@@ -158,5 +158,76 @@ describe('progress over SSE, and notifications/cancelled', () => {
     } finally {
       await client.close();
     }
+  });
+
+  describe('a cancellation that overtakes its call', () => {
+    let other: TestApp;
+    beforeAll(async () => {
+      // The notification reaches an instance without a worker, as a gateway may send it anywhere.
+      other = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+    });
+    afterAll(async () => {
+      await other?.close();
+    });
+
+    async function session(key: string) {
+      const init = await rpc(t, key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      return { 'Mcp-Session-Id': init.headers['mcp-session-id'], 'MCP-Protocol-Version': '2025-06-18' };
+    }
+    const writeCall = (id: string, brief: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief } } });
+    const articleCount = (tenant: { projectIds: string[] }) =>
+      withClient(db.url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM articles WHERE project_id = ANY($1::uuid[])`, [tenant.projectIds])).rows[0].n));
+
+    it('sent before the call, to another instance: the call’s job is cancelled as it is created, nothing is written', async () => {
+      const tenant = await configuredTenant(t);
+      const headers = await session(tenant.key);
+      const before = await articleCount(tenant);
+      const note = await rpc(other, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'early-1' } }, headers);
+      expect(note.status).toBe(202);
+
+      const answer = await rpc(t, tenant.key, writeCall('early-1', 'Never written'), headers);
+      expect(answer.body.result.isError).toBe(true);
+      const error = toolJson(answer.body.result).error;
+      expect(error.code).toBe('invalid_state');
+      expect(error.message).toMatch(/was cancelled/);
+      const jobs = await callJobs(tenant.key);
+      expect(jobs.map((j) => j.status)).toEqual(['cancelled']);
+      await expect(jobRow(db.url, jobs[0].id)).resolves.toMatchObject({ status: 'cancelled', cancel_requested: true, result: null });
+      expect(await articleCount(tenant)).toBe(before);
+
+      // Another id of the same session runs as usual.
+      const next = await rpc(t, tenant.key, writeCall('early-2', 'Written'), headers);
+      expect(next.body.result.isError).toBeFalsy();
+    });
+
+    it('sent at the same moment as the call, ten times over, on two instances: every job ends cancelled, whichever arrives first', async () => {
+      const tenant = await configuredTenant(t);
+      const headers = await session(tenant.key);
+      const before = await articleCount(tenant);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const [answer] = await Promise.all([
+            rpc(t, tenant.key, writeCall(`race-${i}`, `Race ${i}`), headers),
+            rpc(other, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: `race-${i}` } }, headers),
+          ]);
+          return answer;
+        }),
+      );
+      for (const answer of answers) expect(toolJson(answer.body.result).error?.code).toBe('invalid_state');
+      const jobs = await callJobs(tenant.key);
+      expect(jobs).toHaveLength(10);
+      for (const job of jobs) expect(job.status).toBe('cancelled');
+      expect(await articleCount(tenant)).toBe(before);
+    });
+
+    it('without a session it is not remembered: request ids are reused there, so a later call with the same id runs', async () => {
+      const tenant = await configuredTenant(t);
+      const note = await rpc(other, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'no-session' } });
+      expect(note.status).toBe(202);
+      const answer = await rpc(t, tenant.key, writeCall('no-session', 'Runs'));
+      expect(answer.body.result.isError).toBeFalsy();
+      expect(toolJson(answer.body.result)).toMatchObject({ status: 'succeeded' });
+      await expect(withClient(db.url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM request_cancellations WHERE credential_id = $1`, [tenant.keyId])).rows[0].n)).resolves.toBe(0);
+    });
   });
 });
