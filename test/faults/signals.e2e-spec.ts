@@ -42,6 +42,22 @@ function post(agent: Agent, port: number, token: string, body: object): Promise<
   });
 }
 
+/**
+ * `clients` loops calling list_projects back to back over `agent`, each ending at its first answer
+ * that is not a success, or when `stopped()` says so. Every outcome is pushed to `outcomes`.
+ */
+function flood(agent: Agent, port: number, token: string, clients: number, outcomes: Outcome[], stopped = () => false): Promise<void[]> {
+  let id = 1;
+  const loop = async () => {
+    while (!stopped()) {
+      const o = await post(agent, port, token, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+      outcomes.push(o);
+      if (o.kind !== 'ok') return;
+    }
+  };
+  return Promise.all(Array.from({ length: clients }, loop));
+}
+
 describe('SIGTERM under load', () => {
   let db: { url: string; drop: () => Promise<void> };
   let server: ServerProcess;
@@ -68,15 +84,7 @@ describe('SIGTERM under load', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     let stop = false;
     const outcomes: Outcome[] = [];
-    let id = 1;
-    const loop = async () => {
-      while (!stop) {
-        const o = await post(agent, server.port, tenant.key, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
-        outcomes.push(o);
-        if (o.kind !== 'ok') return;
-      }
-    };
-    const loops = Array.from({ length: 16 }, loop);
+    const loops = flood(agent, server.port, tenant.key, 16, outcomes, () => stop);
     await sleep(800);
 
     // Long calls in flight when the signal arrives.
@@ -96,7 +104,7 @@ describe('SIGTERM under load', () => {
 
     const [{ code, signal }, slowOutcomes] = await Promise.all([server.exited, Promise.all(slow)]);
     stop = true;
-    await Promise.all(loops);
+    await loops;
     agent.destroy();
 
     expect({ code, signal }).toEqual({ code: 0, signal: null });
@@ -141,20 +149,12 @@ describe('SIGKILL under load', () => {
     const tenant = await configuredTenant(server);
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     const outcomes: Outcome[] = [];
-    let id = 1;
-    const loop = async () => {
-      for (;;) {
-        const o = await post(agent, server.port, tenant.key, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
-        outcomes.push(o);
-        if (o.kind !== 'ok') return;
-      }
-    };
-    const loops = Array.from({ length: 32 }, loop);
+    const loops = flood(agent, server.port, tenant.key, 32, outcomes);
     // Mid-flood: batches are being written and answers are waiting for them.
     await sleep(1_500);
     server.child.kill('SIGKILL');
     await expect(server.exited).resolves.toEqual({ code: null, signal: 'SIGKILL' });
-    await Promise.all(loops);
+    await loops;
     agent.destroy();
 
     const answered = outcomes.filter((o) => o.kind === 'ok').length;
