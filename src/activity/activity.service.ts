@@ -78,9 +78,11 @@ interface Pending {
  * answered request's entry. The commits are asynchronous (`synchronous_commit = off`, on the writer's
  * own connections only): the entry is in PostgreSQL when the answer leaves, and PostgreSQL flushes it
  * to disk within about 0.6 s. Only a crash of PostgreSQL itself, or of its host, inside that window can
- * lose entries. Waiting for the flush too cost a fifth of the server's throughput (bench/activity). Refusals by the rate limit are folded into one
- * row per credential per second (a unique fold key, the count added on conflict), so a flood of them
- * adds one row a second however many requests it holds; the counts add up to the requests made.
+ * lose entries. Waiting for the flush too cost a fifth of the server's throughput (bench/activity).
+ *
+ * Refusals by the rate limit are folded into one row per credential per second (a unique fold key,
+ * the count added on conflict), so a flood of them adds one row a second however many requests it
+ * holds; the counts add up to the requests made.
  *
  * While the database cannot be reached, entries are held in memory (up to {@link MAX_HELD}) and
  * written as soon as it answers again; the callers are not held up for it. An entry the database
