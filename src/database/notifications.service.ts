@@ -1,0 +1,111 @@
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+
+/**
+ * What one instance changed that others may hold in a cache: `credential:<secret hash, base64>`
+ * (revoked), `credentials` (every principal: a project's settings changed), `session:<id>` (ended).
+ */
+export const CACHE_CHANNEL = 'reblog_cache';
+
+/** SQL sending `payload` (an SQL expression) on {@link CACHE_CHANNEL}, delivered when its transaction commits. */
+export const notifyCache = (payload: string) => `pg_notify('${CACHE_CHANNEL}', ${payload})`;
+
+const RECONNECT_MS = 1_000;
+
+type Handler = (payload: string) => void;
+
+/**
+ * The process's one LISTEN connection (a pooled connection cannot hold a LISTEN), shared by every
+ * channel: job events, cache invalidations. Subscribers name a channel and get its payloads. The
+ * connection is re-opened when it drops; notifications sent in between are lost, so subscribers are
+ * told (`onReconnect`) and make up for it (read the table again, drop their caches).
+ */
+@Injectable()
+export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdown {
+  private readonly log = new Logger(DatabaseNotifications.name);
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly reconnectListeners = new Set<() => void>();
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Payloads sent on `channel` by any instance. Returns the function that unsubscribes. */
+  subscribe(channel: string, handler: Handler): () => void {
+    let handlers = this.handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.handlers.set(channel, handlers);
+      // A channel first asked for after the connection was opened.
+      this.client?.query(`LISTEN ${channel}`).catch((err: Error) => this.log.warn(`LISTEN ${channel} failed: ${err.message}`));
+    }
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
+  /** Called after the connection came back: notifications may have been missed. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  private async connect(reconnecting = false): Promise<void> {
+    const url = (this.db.options as { url?: string }).url;
+    const client = new pg.Client({ connectionString: url, application_name: 'reblog-mcp-listen', connectionTimeoutMillis: 5_000, keepAlive: true });
+    client.on('notification', (msg) => {
+      for (const handler of this.handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
+    });
+    // Only the current connection's loss matters; errors of a connection being set up reject connect().
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (!reconnecting) throw err;
+      this.scheduleReconnect();
+      return;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    if (reconnecting) {
+      this.log.log('Database notifications: listening again');
+      for (const listener of this.reconnectListeners) listener();
+    }
+  }
+
+  private lost(client: pg.Client, err?: Error): void {
+    if (this.stopped || this.client !== client) return;
+    this.client = null;
+    this.log.warn(`Database notifications: the LISTEN connection dropped${err ? ` (${err.message})` : ''}; reconnecting`);
+    client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect(true);
+    }, RECONNECT_MS);
+  }
+}
