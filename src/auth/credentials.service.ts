@@ -87,12 +87,12 @@ export class CredentialsService {
     return toPage(rows, limit, (c) => view(c, links.filter((l) => l.credential_id === c.id)));
   }
 
-  /** Revokes at once in this instance; other instances drop their cached principal within seconds. */
+  /** Revokes at once, in every instance (they drop their cached principal when told). */
   async revoke(type: CredentialType, id: string): Promise<void> {
     const credential = await this.credentials.findOneBy({ id, type });
     if (!credential) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
     if (!credential.revoked_at) await this.credentials.update({ id }, { revoked_at: new Date() });
-    this.resolver.forget(credential.secret_hash);
+    await this.resolver.forget(credential.secret_hash);
   }
 }
 

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
+import { CACHE_CHANNEL, DatabaseNotifications, notifyCache } from '../database/notifications.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { CredentialType } from './credential.entity.js';
 import type { Principal, ReachableProject } from './principal.js';
@@ -29,17 +30,33 @@ interface Cached {
   credentialExpiresAt: number;
 }
 
-/** Turns a bearer secret into a {@link Principal}, with a short cache so the MCP hot path rarely queries. */
+/**
+ * Turns a bearer secret into a {@link Principal}, with a short cache so the MCP hot path rarely
+ * queries. What invalidates a cached principal (a revoked credential, a changed project) is dropped
+ * at once in this instance and told to every other one through {@link CACHE_CHANNEL}; the TTL only
+ * bounds what a lost notification could leave behind.
+ */
 @Injectable()
 export class PrincipalResolver {
+  private readonly log = new Logger(PrincipalResolver.name);
   private readonly cache = new Map<string, Cached>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     projects: ProjectsService,
+    notifications: DatabaseNotifications,
   ) {
     // A changed project (name, disabled tools) changes what every principal reaching it may do.
-    projects.onChange(() => this.cache.clear());
+    projects.onChange(() => {
+      this.cache.clear();
+      this.broadcast('credentials').catch((err: Error) => this.log.warn(`Telling other instances of a project change failed: ${err.message}`));
+    });
+    notifications.subscribe(CACHE_CHANNEL, (payload) => {
+      if (payload === 'credentials') this.cache.clear();
+      else if (payload.startsWith('credential:')) this.cache.delete(payload.slice('credential:'.length));
+    });
+    // Notifications may have been missed while the connection was down.
+    notifications.onReconnect(() => this.cache.clear());
   }
 
   async resolve(bearer: string): Promise<Principal | null> {
@@ -69,9 +86,15 @@ export class PrincipalResolver {
     return principal && (!row.expires_at || new Date(row.expires_at).getTime() > now) ? principal : null;
   }
 
-  /** Drops a credential from the cache (after a revoke in this instance). */
-  forget(secretHash: Buffer): void {
-    this.cache.delete(secretHash.toString('base64'));
+  /** Drops a revoked credential from the cache, here at once and in every other instance. */
+  async forget(secretHash: Buffer): Promise<void> {
+    const key = secretHash.toString('base64');
+    this.cache.delete(key);
+    await this.broadcast(`credential:${key}`);
+  }
+
+  private async broadcast(payload: string): Promise<void> {
+    await this.db.query(`SELECT ${notifyCache('$1')}`, [payload]);
   }
 }
 

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
+import { CACHE_CHANNEL, DatabaseNotifications, notifyCache } from '../database/notifications.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 
 export interface SessionInfo {
@@ -20,7 +21,7 @@ interface Row {
   ended_at: Date | null;
 }
 
-/** How long a session read from Postgres is reused by this instance. */
+/** How long a session read from Postgres is reused by this instance (an ended one is dropped when told). */
 const CACHE_MS = 2_000;
 const MAX_CACHED = 20_000;
 
@@ -32,7 +33,16 @@ const MAX_CACHED = 20_000;
 export class SessionsService {
   private readonly cache = new Map<string, { row: Row; until: number }>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    notifications: DatabaseNotifications,
+  ) {
+    // A session ended on another instance is dropped here at once.
+    notifications.subscribe(CACHE_CHANNEL, (payload) => {
+      if (payload.startsWith('session:')) this.cache.delete(payload.slice('session:'.length));
+    });
+    notifications.onReconnect(() => this.cache.clear());
+  }
 
   async create(principal: Principal, protocolVersion: string, client: { name: string; version: string } | null): Promise<SessionInfo> {
     // 192 random bits, URL-safe: visible ASCII as the transport requires.
@@ -63,12 +73,13 @@ export class SessionsService {
   }
 
   async end(id: string, principal: Principal): Promise<void> {
-    const result = (await this.db.query(
-      `UPDATE mcp_sessions SET ended_at = now() WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL RETURNING id`,
+    const ended = (await this.db.query(
+      `WITH u AS (UPDATE mcp_sessions SET ended_at = now() WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL RETURNING id)
+       SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
       [id, principal.credential.id],
-    )) as [unknown[], number];
+    )) as unknown[];
     this.cache.delete(id);
-    if (!result[1]) throw notFound();
+    if (!ended.length) throw notFound();
   }
 }
 

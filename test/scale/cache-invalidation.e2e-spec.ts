@@ -1,0 +1,59 @@
+import { PRINCIPAL_TTL_MS } from '../../src/auth/principal.resolver.js';
+import { admin, createTenant } from '../support/fixtures.js';
+import { rpc } from '../support/mcp-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { createDatabase, eventually } from '../jobs/job-helpers.js';
+
+/**
+ * What one instance changes reaches the caches of the others at once (through PostgreSQL
+ * NOTIFY), not when their entries expire: each check below waits at most `SOON`, well under the
+ * cache lifetimes (principals 3 s, sessions 2 s), so it fails if the change is only picked up on expiry.
+ */
+const SOON = 1_000;
+
+describe('cache invalidation across instances', () => {
+  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    a = await startTestApp({ DATABASE_URL: db.url });
+    b = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await db?.drop();
+  });
+
+  const list = (t: TestApp, key: string, headers: Record<string, string> = {}) => rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+  const toolNames = (res: { body: any }) => (res.body.result.tools as { name: string }[]).map((tool) => tool.name);
+
+  it('an API key revoked on one instance is refused by the other at once', async () => {
+    expect(PRINCIPAL_TTL_MS).toBeGreaterThanOrEqual(3 * SOON);
+    const tenant = await createTenant(a);
+    expect((await list(b, tenant.key)).status).toBe(200); // now cached by b
+    await admin(a, 'delete', `/admin/v1/api-keys/${tenant.keyId}`, undefined, 204);
+    expect((await list(a, tenant.key)).status).toBe(401);
+    const refused = await eventually(() => list(b, tenant.key), (res) => res.status === 401, SOON, 20);
+    expect(refused.body.error.message).toMatch(/revoked/);
+  });
+
+  it('a tool disabled in a project on one instance leaves the other’s catalogue at once', async () => {
+    const tenant = await createTenant(a);
+    expect(toolNames(await list(b, tenant.key))).toContain('delete_article');
+    await admin(a, 'patch', `/admin/v1/projects/${tenant.projectIds[0]}`, { disabled_tools: ['delete_article'] }, 200);
+    await eventually(() => list(b, tenant.key), (res) => !toolNames(res).includes('delete_article'), SOON, 20);
+  });
+
+  it('a session ended on one instance is unknown to the other at once', async () => {
+    const tenant = await createTenant(a);
+    const init = await rpc(a, tenant.key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const headers = { 'Mcp-Session-Id': init.headers['mcp-session-id'], 'MCP-Protocol-Version': '2025-06-18' };
+    expect((await list(b, tenant.key, headers)).status).toBe(200); // now cached by b
+    const ended = await a.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(headers);
+    expect(ended.status).toBe(204);
+    await eventually(() => list(b, tenant.key, headers), (res) => res.status === 404, SOON, 20);
+  });
+});
