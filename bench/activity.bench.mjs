@@ -8,7 +8,7 @@
 // within each round; the table shows medians. Then the admin listing at BENCH_ACTIVITY_ROWS rows.
 // Prints a table and writes bench/results/latest.json (key "activity").
 //
-//   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50
+//   BENCH_ROUNDS=5  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50
 //   BENCH_ACTIVITY_ROWS=1000000   rows seeded for the listing part (0: skip it)
 //   BENCH_SKIP_BUILD=true         reuse dist/
 import autocannon from 'autocannon';
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, ROOT, run, startServer } from '../scripts/lib/server.mjs';
 
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
