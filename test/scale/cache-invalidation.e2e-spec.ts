@@ -2,7 +2,7 @@ import { PRINCIPAL_TTL_MS } from '../../src/auth/principal.resolver.js';
 import { admin, createTenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { createDatabase, eventually } from '../jobs/job-helpers.js';
+import { createDatabase, eventually, withClient } from '../jobs/job-helpers.js';
 
 /**
  * What one instance changes reaches the caches of the others at once (through PostgreSQL
@@ -55,5 +55,27 @@ describe('cache invalidation across instances', () => {
     const ended = await a.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(headers);
     expect(ended.status).toBe(204);
     await eventually(() => list(b, tenant.key, headers), (res) => res.status === 404, SOON, 20);
+  });
+
+  it('after its LISTEN connection is cut, an instance listens again, and drops what it may have missed meanwhile', async () => {
+    const listeners = () =>
+      withClient(db.url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`)).rows[0].n));
+    expect(await listeners()).toBe(2);
+    const missed = await createTenant(a);
+    const later = await createTenant(a);
+    expect((await list(b, missed.key)).status).toBe(200); // cached by b, for 3 s
+    expect((await list(b, later.key)).status).toBe(200);
+
+    await withClient(db.url, (c) => c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`));
+    await eventually(listeners, (n) => n === 0, SOON, 10);
+    // Revoked while nobody listens: b never hears of it, and must not serve it until its entry expires.
+    await admin(a, 'delete', `/admin/v1/api-keys/${missed.keyId}`, undefined, 204);
+    await eventually(listeners, (n) => n === 2, 5_000, 50);
+    await eventually(() => list(b, missed.key), (res) => res.status === 401, SOON, 20);
+
+    // Listening again: a revocation now reaches b at once.
+    expect((await list(b, later.key)).status).toBe(200);
+    await admin(a, 'delete', `/admin/v1/api-keys/${later.keyId}`, undefined, 204);
+    await eventually(() => list(b, later.key), (res) => res.status === 401, SOON, 20);
   });
 });
