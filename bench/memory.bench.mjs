@@ -3,8 +3,9 @@
 // embedded PostgreSQL, activity log on, rate limit raised), driven by autocannon at 50 connections
 // with the three kinds of request a client sends most: tools/list, tools/call list_projects and
 // tools/call list_articles. RSS is the server process's own (not its PostgreSQL), read from /proc
-// after each half once the load has stopped. Prints a table, writes bench/results/latest.json (key
-// "memory") and exits 1 when a target is missed.
+// after each half once the load has stopped, and the live V8 heap after a forced full collection
+// (bench/servers/gc-on-signal.mjs, preloaded), which shows a leak where RSS is blurred by garbage.
+// Prints a table, writes bench/results/latest.json (key "memory") and exits 1 when a target is missed.
 //
 //   BENCH_REQUESTS=100000   requests in all (two halves)
 //   BENCH_CONNECTIONS=50
@@ -43,9 +44,20 @@ async function half(server, amount) {
     requests: bodies.map((body) => ({ method: 'POST', headers, body })),
   });
   if (r.non2xx || r.errors || r.timeouts) throw new Error(`${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
-  // Let timers and the activity log settle: RSS is read with no request in flight.
+  // Let timers and the activity log settle: RSS is read with no request in flight, as the process left it.
   await new Promise((done) => setTimeout(done, 1_000));
-  return { requests: r.requests.total, rps: Math.round(r.requests.average), ...memory(server.pid) };
+  const rss = memory(server.pid);
+  // Then the live heap, after a full collection (bench/servers/gc-on-signal.mjs): what the process really holds on to.
+  process.kill(server.pid, 'SIGUSR2');
+  await new Promise((done) => setTimeout(done, 500));
+  return { requests: r.requests.total, rps: Math.round(r.requests.average), ...rss, liveHeapMb: await heapUsed(server) };
+}
+
+/** The V8 heap in use, in MB (from /metrics). */
+async function heapUsed(server) {
+  const text = await (await fetch(`${server.origin}/metrics`)).text();
+  const bytes = Number(/^reblog_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]);
+  return Number.isFinite(bytes) ? Math.round(bytes / 1024 / 1024) : null;
 }
 
 async function callTool(server, headers, name, args) {
@@ -57,16 +69,18 @@ async function callTool(server, headers, name, args) {
 async function main() {
   if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
   console.log(`Memory bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ${REQUESTS} requests.\n`);
-  const server = await startServer();
+  const server = await startServer({ nodeArgs: ['--expose-gc', '--import', './bench/servers/gc-on-signal.mjs'] });
   try {
     const booted = memory(server.pid);
     console.log(`after boot: RSS ${booted.rssMb} MB`);
     const first = await half(server, Math.floor(REQUESTS / 2));
-    console.log(`after ${first.requests} requests: RSS ${first.rssMb} MB (peak ${first.peakMb} MB), ${first.rps} req/s`);
+    console.log(`after ${first.requests} requests: RSS ${first.rssMb} MB (peak ${first.peakMb} MB), live V8 heap ${first.liveHeapMb} MB, ${first.rps} req/s`);
     const second = await half(server, Math.ceil(REQUESTS / 2));
-    console.log(`after ${first.requests + second.requests} requests: RSS ${second.rssMb} MB (peak ${second.peakMb} MB), ${second.rps} req/s`);
+    console.log(`after ${first.requests + second.requests} requests: RSS ${second.rssMb} MB (peak ${second.peakMb} MB), live V8 heap ${second.liveHeapMb} MB, ${second.rps} req/s`);
     const growth = (second.rssMb - first.rssMb) / first.rssMb;
-    const result = { at: new Date().toISOString(), loadAverage: loadavg(), bootRssMb: booted.rssMb, first, second, growth: +growth.toFixed(3) };
+    const heapGrowth = (second.liveHeapMb - first.liveHeapMb) / first.liveHeapMb;
+    console.log(`live heap growth between the halves: ${(heapGrowth * 100).toFixed(1)}% (no target; a leak shows here first)`);
+    const result = { at: new Date().toISOString(), loadAverage: loadavg(), bootRssMb: booted.rssMb, first, second, growth: +growth.toFixed(3), liveHeapGrowth: +heapGrowth.toFixed(3) };
 
     mkdirSync(RESULTS, { recursive: true });
     const latest = join(RESULTS, 'latest.json');
