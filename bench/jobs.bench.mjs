@@ -28,7 +28,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ROOT, run } from '../scripts/lib/server.mjs';
+import { ROOT, run, START_ARGS } from '../scripts/lib/server.mjs';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 8);
@@ -43,7 +43,7 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 /** A worker process; resolves once it printed its ready line. */
 function startWorker(databaseUrl, dataDir) {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
+    const child = spawn(process.execPath, START_ARGS, {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false' },

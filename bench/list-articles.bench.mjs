@@ -29,7 +29,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, ROOT, run } from '../scripts/lib/server.mjs';
+import { freePort, ROOT, run, START_ARGS } from '../scripts/lib/server.mjs';
 import { SEARCH_TERM, seedArticles } from './articles-seed.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -206,7 +206,7 @@ async function main() {
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   const ours = await startChild(
-    ['dist/src/main.js'],
+    START_ARGS,
     {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',

@@ -9,6 +9,16 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
+/**
+ * What `npm start` passes to node (its V8 flags, then the entry point), read from package.json so a
+ * bench measures the server exactly as it is started.
+ */
+export const START_ARGS = (() => {
+  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
+  if (start[0] !== 'node') throw new Error(`The start script is expected to run node: ${start.join(' ')}`);
+  return start.slice(1);
+})();
+
 /** A free TCP port on 127.0.0.1 (closed again before it is returned). */
 export function freePort() {
   return new Promise((done, fail) => {
@@ -31,7 +41,7 @@ export function run(cmd, args, options = {}) {
 }
 
 /**
- * Starts `node dist/src/main.js`. Resolves to { url, origin, port, key, pid, stop() } once the
+ * Starts the server as `npm start` does ({@link START_ARGS}). Resolves to { url, origin, port, key, pid, stop() } once the
  * server has printed its ready line and the demo key; rejects with the output if it exits first.
  */
 export async function startServer({ env = {}, nodeArgs = [], readyTimeoutMs = 180_000 } = {}) {
@@ -39,7 +49,8 @@ export async function startServer({ env = {}, nodeArgs = [], readyTimeoutMs = 18
   const dataDir = mkdtempSync(join(tmpdir(), 'reblog-run-'));
   // When run as root, the embedded PostgreSQL runs as the postgres user, which must enter this folder.
   chmodSync(dataDir, 0o755);
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
+  // The bench's own node flags go with the start script's, before the entry point.
+  const child = spawn(process.execPath, [...START_ARGS.slice(0, -1), ...nodeArgs, START_ARGS.at(-1)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
