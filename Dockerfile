@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Reblog MCP: build with the dev dependencies, run with the production ones only, as a non-root user.
 
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 # swagger-ui-dist pulls in an analytics postinstall; the build has no use for it.
 ENV SCARF_ANALYTICS=false
@@ -12,7 +12,7 @@ COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

