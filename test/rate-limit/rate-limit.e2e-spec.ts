@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { admin, createTenant, type Tenant } from '../support/fixtures.js';
@@ -249,6 +250,16 @@ describe('rate limit shared through Redis by two instances', () => {
     for (const x of flood.filter((x) => x.status !== 202)) expectChatterRefusal(x, null);
     // Its own key in Redis: the request window of the same credential is untouched.
     expect((await Promise.all(Array.from({ length: 5 }, (_, i) => ping(i % 2 ? b : a, tenant.key)))).map((x) => x.status)).toEqual([200, 200, 200, 200, 200]);
+    const store = new Redis(redis.url);
+    try {
+      const [chatter, requests] = await Promise.all([store.zcard(`reblog:rl:chatter:${tenant.keyId}`), store.zcard(`reblog:rl:per-credential:${tenant.keyId}`)]);
+      // Within the second (or the first few accepted ones already left: never more, never mixed).
+      expect(chatter).toBeLessThanOrEqual(50);
+      expect(chatter).toBeGreaterThan(5);
+      expect(requests).toBeLessThanOrEqual(5);
+    } finally {
+      store.disconnect();
+    }
 
     // A client connected through one instance and calling through the other: connect() took 1 of the 5 requests.
     const fresh = await createTenant(a);
