@@ -8,9 +8,10 @@ import type { CredentialType } from './credential.entity.js';
 import type { Principal, ReachableProject } from './principal.js';
 import { hashSecret, sameHash } from './secrets.js';
 
-/** How long a resolved principal is reused before Postgres is asked again. */
+/** How long a resolved principal (or the absence of one) is reused before Postgres is asked again. */
 export const PRINCIPAL_TTL_MS = 3_000;
-const MAX_CACHED = 10_000;
+/** Most principals one instance keeps; as many unknown tokens are remembered, apart. */
+export const MAX_CACHED_PRINCIPALS = 10_000;
 
 interface Row {
   id: string;
@@ -24,7 +25,7 @@ interface Row {
 }
 
 interface Cached {
-  principal: Principal | null;
+  principal: Principal;
   expiresAt: number;
   /** A grant's own expiry, checked on every use even while cached. */
   credentialExpiresAt: number;
@@ -35,11 +36,24 @@ interface Cached {
  * queries. What invalidates a cached principal (a revoked credential, a changed project) is dropped
  * at once in this instance and told to every other one through {@link CACHE_CHANNEL}; the TTL only
  * bounds what a lost notification could leave behind.
+ *
+ * Tokens that name no valid credential are remembered in a cache of their own, so a flood of made-up
+ * tokens never pushes out the principals of real clients. Both are bounded maps that drop their
+ * oldest entry when full: entries are re-inserted when refreshed, so insertion order is expiry
+ * order, and the oldest is the one that would expire first anyway.
  */
 @Injectable()
 export class PrincipalResolver {
   private readonly log = new Logger(PrincipalResolver.name);
   private readonly cache = new Map<string, Cached>();
+  /** Hashes of tokens that named no valid credential, and until when that answer is reused. */
+  private readonly unknown = new Map<string, number>();
+  /**
+   * Bumped by every invalidation. A resolve whose read started before one does not cache its
+   * answer: it may have read the credential before the revocation committed, and storing it after
+   * the invalidation ran would bring the revoked principal back for a TTL.
+   */
+  private generation = 0;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -48,15 +62,15 @@ export class PrincipalResolver {
   ) {
     // A changed project (name, disabled tools) changes what every principal reaching it may do.
     projects.onChange(() => {
-      this.cache.clear();
+      this.invalidate();
       this.broadcast('credentials').catch((err: Error) => this.log.warn(`Telling other instances of a project change failed: ${err.message}`));
     });
     notifications.subscribe(CACHE_CHANNEL, (payload) => {
-      if (payload === 'credentials') this.cache.clear();
-      else if (payload.startsWith('credential:')) this.cache.delete(payload.slice('credential:'.length));
+      if (payload === 'credentials') this.invalidate();
+      else if (payload.startsWith('credential:')) this.invalidate(payload.slice('credential:'.length));
     });
     // Notifications may have been missed while the connection was down.
-    notifications.onReconnect(() => this.cache.clear());
+    notifications.onReconnect(() => this.invalidate());
   }
 
   async resolve(bearer: string): Promise<Principal | null> {
@@ -66,7 +80,9 @@ export class PrincipalResolver {
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) return hit.credentialExpiresAt > now ? hit.principal : null;
+    if ((this.unknown.get(key) ?? 0) > now) return null;
 
+    const generation = this.generation;
     const [row] = (await this.db.query(
       `SELECT c.id, c.account_id, c.type, c.name, c.secret_hash, c.scopes, c.expires_at,
               (SELECT json_agg(json_build_object('id', p.id, 'name', p.name, 'role', cp.role, 'disabled_tools', p.disabled_tools) ORDER BY p.id)
@@ -77,25 +93,38 @@ export class PrincipalResolver {
       [hash],
     )) as Row[];
     const principal = row && sameHash(row.secret_hash, hash) ? toPrincipal(row) : null;
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(key, {
-      principal,
-      expiresAt: now + PRINCIPAL_TTL_MS,
-      credentialExpiresAt: row?.expires_at ? new Date(row.expires_at).getTime() : Infinity,
-    });
-    return principal && (!row.expires_at || new Date(row.expires_at).getTime() > now) ? principal : null;
+    const credentialExpiresAt = row?.expires_at ? new Date(row.expires_at).getTime() : Infinity;
+    if (generation === this.generation) {
+      if (principal) remember(this.cache, key, { principal, expiresAt: now + PRINCIPAL_TTL_MS, credentialExpiresAt });
+      else remember(this.unknown, key, now + PRINCIPAL_TTL_MS);
+    }
+    return principal && credentialExpiresAt > now ? principal : null;
   }
 
   /** Drops a revoked credential from the cache, here at once and in every other instance. */
   async forget(secretHash: Buffer): Promise<void> {
     const key = secretHash.toString('base64');
-    this.cache.delete(key);
+    this.invalidate(key);
     await this.broadcast(`credential:${key}`);
+  }
+
+  /** Drops one cached principal, or all of them (unknown tokens stay unknown: nothing makes one valid). */
+  private invalidate(key?: string): void {
+    this.generation++;
+    if (key === undefined) this.cache.clear();
+    else this.cache.delete(key);
   }
 
   private async broadcast(payload: string): Promise<void> {
     await this.db.query(`SELECT ${notifyCache('$1')}`, [payload]);
   }
+}
+
+/** Sets `key` last in `map`, first dropping the oldest entry when the map is full. */
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  map.delete(key);
+  if (map.size >= MAX_CACHED_PRINCIPALS) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }
 
 function toPrincipal(row: Row): Principal {

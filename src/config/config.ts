@@ -23,6 +23,8 @@ export interface AppConfig {
   allowedOrigins: string[];
   allowedHosts?: string[];
   rateLimitPerSecond: number;
+  /** An MCP session unused this long (seconds) has expired: 404, then purged (SESSION_IDLE_TTL_S). */
+  sessionIdleTtlS: number;
   redisUrl?: string;
   syncBudgetMs: number;
   localProviderDelayMs: number;
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     allowedOrigins: allowedOrigins.map((o) => new URL(o).origin),
     allowedHosts: hosts.length ? hosts.map((h) => h.toLowerCase()) : undefined,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 5, 1, 1_000_000),
+    sessionIdleTtlS: integer(env, 'SESSION_IDLE_TTL_S', 86_400, 1, 30 * 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),

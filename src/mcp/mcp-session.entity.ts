@@ -10,4 +10,6 @@ export class McpSession {
   @Column('text', { nullable: true }) client_version: string | null;
   @Column('timestamptz') created_at: Date;
   @Column('timestamptz', { nullable: true }) ended_at: Date | null;
+  /** Touched at most once per tenth of `SESSION_IDLE_TTL_S`; older than the TTL, the session has expired. */
+  @Column('timestamptz') last_used_at: Date;
 }

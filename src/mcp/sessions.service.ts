@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications, notifyCache } from '../database/notifications.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 
@@ -19,24 +21,50 @@ interface Row {
   client_name: string | null;
   client_version: string | null;
   ended_at: Date | null;
+  /** How long ago (Postgres' clock) it was last touched. */
+  idle_ms: number;
+}
+
+interface Cached {
+  row: Row;
+  until: number;
+  /** When it was last touched, on this process's clock. */
+  lastUsed: number;
 }
 
 /** How long a session read from Postgres is reused by this instance (an ended one is dropped when told). */
 const CACHE_MS = 2_000;
 const MAX_CACHED = 20_000;
+/** `last_used_at` is written when older than this fraction of the TTL: not on every request. */
+const TOUCH_FRACTION = 0.1;
+/** How often each instance purges expired and ended sessions. */
+export const SESSION_PURGE_EVERY_MS = 10 * 60 * 1_000;
+/** Sessions deleted per statement, so a large purge never holds many locks at once. */
+const PURGE_BATCH = 500;
 
 /**
  * MCP sessions live in Postgres, bound to the credential that opened them, so any instance behind
- * the gateway serves them. Unknown, ended and foreign ids all answer the same 404.
+ * the gateway serves them. Unknown, ended, expired and foreign ids all answer the same 404.
+ *
+ * A session expires after `SESSION_IDLE_TTL_S` without a request. Its `last_used_at` is only
+ * written when it is older than a tenth of the TTL, so a session in use costs one write per tenth
+ * of the TTL, not one per request; an idle session therefore expires between 0.9 and 1 TTL after
+ * its last request. Every instance purges expired and ended sessions on a timer, in batches.
  */
 @Injectable()
-export class SessionsService {
-  private readonly cache = new Map<string, { row: Row; until: number }>();
+export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(SessionsService.name);
+  private readonly cache = new Map<string, Cached>();
+  private readonly ttlMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private purging: Promise<unknown> | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     notifications: DatabaseNotifications,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
+    this.ttlMs = config.sessionIdleTtlS * 1_000;
     // A session ended on another instance is dropped here at once.
     notifications.subscribe(CACHE_CHANNEL, (payload) => {
       if (payload.startsWith('session:')) this.cache.delete(payload.slice('session:'.length));
@@ -56,33 +84,82 @@ export class SessionsService {
 
   async get(id: string, principal: Principal): Promise<SessionInfo> {
     const now = Date.now();
-    let row = this.cache.get(id);
-    if (!row || row.until < now) {
+    let entry = this.cache.get(id);
+    if (!entry || entry.until < now) {
       const [found] = (await this.db.query(
-        `SELECT id, credential_id, protocol_version, client_name, client_version, ended_at FROM mcp_sessions WHERE id = $1 AND account_id = $2`,
+        `SELECT id, credential_id, protocol_version, client_name, client_version, ended_at,
+                extract(epoch FROM now() - last_used_at) * 1000 AS idle_ms
+           FROM mcp_sessions WHERE id = $1 AND account_id = $2`,
         [id, principal.accountId],
       )) as Row[];
       if (!found) throw notFound();
       if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      row = { row: found, until: now + CACHE_MS };
-      this.cache.set(id, row);
+      // Idle time from Postgres' clock, kept on ours: instances with skewed clocks agree.
+      entry = { row: found, until: now + CACHE_MS, lastUsed: now - Number(found.idle_ms) };
+      this.cache.set(id, entry);
     }
-    const s = row.row;
+    const s = entry.row;
     if (s.ended_at || s.credential_id !== principal.credential.id) throw notFound();
+    const idle = now - entry.lastUsed;
+    if (idle >= this.ttlMs) throw notFound();
+    if (idle >= this.ttlMs * TOUCH_FRACTION) {
+      // Set first: requests arriving meanwhile do not write too. A failed write is tried again when the entry is re-read.
+      entry.lastUsed = now;
+      await this.db
+        .query(`UPDATE mcp_sessions SET last_used_at = now() WHERE id = $1 AND ended_at IS NULL`, [id])
+        .catch((err: Error) => this.log.warn(`Could not record the use of a session: ${err.message}`));
+    }
     return { id: s.id, protocolVersion: s.protocol_version, client: s.client_name !== null ? { name: s.client_name, version: s.client_version ?? '' } : null };
   }
 
   async end(id: string, principal: Principal): Promise<void> {
     const ended = (await this.db.query(
-      `WITH u AS (UPDATE mcp_sessions SET ended_at = now() WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL RETURNING id)
+      `WITH u AS (UPDATE mcp_sessions SET ended_at = now()
+                   WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL AND last_used_at > now() - make_interval(secs => $3) RETURNING id)
        SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
-      [id, principal.credential.id],
+      [id, principal.credential.id, this.config.sessionIdleTtlS],
     )) as unknown[];
     this.cache.delete(id);
     if (!ended.length) throw notFound();
   }
+
+  /** Deletes expired and ended sessions, by Postgres' clock; safe to run on every instance at once. */
+  async purgeExpired(): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const [{ n }] = (await this.db.query(
+        `WITH gone AS (
+           DELETE FROM mcp_sessions WHERE id IN (
+             SELECT id FROM mcp_sessions WHERE last_used_at <= now() - make_interval(secs => $1) OR ended_at IS NOT NULL
+              LIMIT $2 FOR UPDATE SKIP LOCKED
+           ) RETURNING 1
+         ) SELECT count(*)::int AS n FROM gone`,
+        [this.config.sessionIdleTtlS, PURGE_BATCH],
+      )) as { n: number }[];
+      purged += n;
+      if (n < PURGE_BATCH) return purged;
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      this.purging = this.purgeExpired()
+        .catch((err: Error) => this.log.warn(`Could not purge expired sessions: ${err.message}`))
+        .finally(() => {
+          this.purging = null;
+          if (this.timer) this.timer = setTimeout(tick, SESSION_PURGE_EVERY_MS).unref();
+        });
+    };
+    this.timer = setTimeout(tick, 10_000).unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.purging;
+  }
 }
 
 function notFound(): RpcError {
-  return new RpcError(RpcCode.SessionNotFound, 'Session not found: it ended or belongs to another credential. Initialize a new session.', 404);
+  return new RpcError(RpcCode.SessionNotFound, 'Session not found: it ended, expired or belongs to another credential. Initialize a new session.', 404);
 }

@@ -51,7 +51,7 @@ export class MetricsService {
   });
   readonly rateLimitRefusals = new Counter({
     name: 'reblog_rate_limit_refusals_total',
-    help: 'Requests refused with 429 by the per-credential rate limit.',
+    help: 'Requests refused with 429 by the per-credential rate limit (requests or protocol chatter).',
     registers: [this.registry],
   });
   readonly rateLimitStoreErrors = new Counter({

@@ -9,8 +9,15 @@ import { SlidingWindowStore, type RateLimitStore } from './sliding-window.store.
 /** Injection token of the {@link RateLimitStore}: Redis when `REDIS_URL` is set, else this process. */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 
-/** The one throttler of /mcp: `RATE_LIMIT_PER_SECOND` accepted requests per credential per sliding second. */
+/** The throttler of JSON-RPC requests on /mcp: `RATE_LIMIT_PER_SECOND` accepted per credential per sliding second. */
 export const PER_CREDENTIAL = 'per-credential';
+/**
+ * The throttler of protocol chatter (notifications, the client's responses, GET and DELETE): a flood
+ * guard of {@link CHATTER_FACTOR} times the limit in a window of its own, so that connecting a
+ * client never eats its request budget (spec/mcp.md "Rate limit").
+ */
+export const CHATTER = 'chatter';
+export const CHATTER_FACTOR = 10;
 export const RATE_LIMIT_WINDOW_MS = 1_000;
 
 @Module({
@@ -27,7 +34,8 @@ export const RATE_LIMIT_WINDOW_MS = 1_000;
 class RateLimitStoreModule {}
 
 /**
- * `@nestjs/throttler` set up for /mcp: its guard (see McpRateLimitGuard) with the store above.
+ * `@nestjs/throttler` set up for /mcp: its guard (see McpRateLimitGuard) with the store above, one
+ * window (one store key) per credential and throttler.
  * The tracker is the credential, never the client address: behind a gateway every client shares one.
  */
 @Module({
@@ -37,7 +45,11 @@ class RateLimitStoreModule {}
       inject: [APP_CONFIG, RATE_LIMIT_STORE],
       useFactory: (config: AppConfig, storage: RateLimitStore) => ({
         storage,
-        throttlers: [{ name: PER_CREDENTIAL, ttl: RATE_LIMIT_WINDOW_MS, limit: config.rateLimitPerSecond, blockDuration: 0 }],
+        // Each request counts in one of them only: McpRateLimitGuard picks which.
+        throttlers: [
+          { name: PER_CREDENTIAL, ttl: RATE_LIMIT_WINDOW_MS, limit: config.rateLimitPerSecond, blockDuration: 0 },
+          { name: CHATTER, ttl: RATE_LIMIT_WINDOW_MS, limit: config.rateLimitPerSecond * CHATTER_FACTOR, blockDuration: 0 },
+        ],
       }),
     }),
   ],

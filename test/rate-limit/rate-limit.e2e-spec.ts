@@ -1,6 +1,8 @@
+import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { connectClient, rpc } from '../support/mcp-client.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -21,6 +23,40 @@ async function ping(t: TestApp, token: string, headers: Record<string, string> =
   for (const [k, v] of Object.entries(headers)) req.set(k, v);
   const res = await req.send(body ?? JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'ping' }));
   return { status: res.status, body: res.body, headers: res.headers as Record<string, string>, at: Date.now() };
+}
+
+const CHATTER_REFUSAL = /^Rate limit exceeded: 50 protocol messages \(notifications, responses, GET, DELETE\) per second for this credential\. Retry after 1 s\.$/;
+
+/** A POST /mcp notification (protocol chatter: its own window of 10x the limit). */
+function notify(t: TestApp, token: string): Promise<Answer> {
+  return ping(t, token, {}, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+}
+
+/** The client's answer to a server request (chatter too). */
+function respond(t: TestApp, token: string): Promise<Answer> {
+  return ping(t, token, {}, JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', result: {} }));
+}
+
+/** GET /mcp (405), or DELETE /mcp of a session that does not exist (404). */
+async function bare(t: TestApp, token: string, method: 'get' | 'delete'): Promise<Answer> {
+  const req = request(t.baseUrl)[method]('/mcp').set('Authorization', `Bearer ${token}`);
+  const res = await (method === 'delete' ? req.set('Mcp-Session-Id', 'gone') : req);
+  return { status: res.status, body: res.body, headers: res.headers as Record<string, string>, at: Date.now() };
+}
+
+function expectChatterRefusal(a: Answer, id: unknown): void {
+  expect(a.status).toBe(429);
+  expect(a.headers['retry-after']).toBe('1');
+  expect(a.headers['ratelimit-policy']).toBe('"chatter";q=50;w=1');
+  expect(a.headers['ratelimit']).toBe('"chatter";r=0;t=1');
+  expect(a.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32029, message: expect.stringMatching(CHATTER_REFUSAL), data: { retry_after_ms: expect.any(Number) } } });
+  expect(a.body.error.data.retry_after_ms).toBeGreaterThanOrEqual(1);
+  expect(a.body.error.data.retry_after_ms).toBeLessThanOrEqual(1_000);
+}
+
+/** Warms the credential cache with one request, so a burst after it reaches the limiter together. */
+async function warm(t: TestApp, token: string): Promise<void> {
+  expect((await request(t.baseUrl).get('/mcp').set('Authorization', `Bearer ${token}`)).status).toBe(405);
 }
 
 function expectRefusal(a: Answer, id: unknown): void {
@@ -101,21 +137,68 @@ describe('rate limit (in-process store): 5 requests per second per credential', 
     expectRefusal(await ping(t, tenant.key, {}, '{not json'), null);
   });
 
-  it('counts every HTTP method on /mcp: GET and DELETE use up the same window', async () => {
+  it('lets the SDK client connect without eating the budget: initialize is 1 of the 5 requests, the next 4 fit, the 6th is 429', async () => {
     const tenant = await createTenant(t);
-    const auth = { Authorization: `Bearer ${tenant.key}` };
-    const statuses = [
-      (await request(t.baseUrl).get('/mcp').set(auth)).status,
-      (await request(t.baseUrl).get('/mcp').set(auth)).status,
-      (await request(t.baseUrl).delete('/mcp').set(auth).set('Mcp-Session-Id', 'gone')).status,
-      (await request(t.baseUrl).delete('/mcp').set(auth)).status,
-      (await ping(t, tenant.key)).status,
-    ];
-    expect(statuses).toEqual([405, 405, 404, 400, 200]);
-    const refusedDelete = await request(t.baseUrl).delete('/mcp').set(auth).set('Mcp-Session-Id', 'gone');
-    expect(refusedDelete.status).toBe(429);
-    expect(refusedDelete.body.error.code).toBe(-32029);
+    // connect() sends initialize, notifications/initialized and a GET for the event stream.
+    const client = await connectClient(t, tenant.key);
+    const lists = await Promise.allSettled(Array.from({ length: 5 }, () => client.listTools()));
+    expect(lists.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+    const [refused] = lists.filter((r) => r.status === 'rejected');
+    expect(String(refused.reason)).toMatch(/-32029/);
+    expect((refused.reason as { code?: number }).code).toBe(429);
+    await client.close();
+  });
+
+  it('gives notifications, responses, GET and DELETE their own flood guard of 10x the limit: 50 accepted, the rest 429 with -32029', async () => {
+    const tenant = await createTenant(t);
+    await warm(t, tenant.key);
+    const senders = [notify, respond, (x: TestApp, k: string) => bare(x, k, 'get'), (x: TestApp, k: string) => bare(x, k, 'delete')];
+    // warm() was the first GET: 49 more fit, 6 of these 55 are refused.
+    const answers = await Promise.all(Array.from({ length: 55 }, (_, i) => senders[i % 4](t, tenant.key)));
+    const accepted = answers.filter((a) => a.status !== 429);
+    expect(accepted).toHaveLength(49);
+    const expected = { 0: 202, 1: 202, 2: 405, 3: 404 } as Record<number, number>;
+    for (const a of accepted) expect(a.status).toBe(expected[answers.indexOf(a) % 4]);
+    for (const a of accepted) expect(a.headers['ratelimit-policy']).toBe('"chatter";q=50;w=1');
+    // A response carries its own id; notifications and bodiless requests have none.
+    for (const a of answers.filter((x) => x.status === 429)) expectChatterRefusal(a, answers.indexOf(a) % 4 === 1 ? 'srv-1' : null);
+    const log = await entries(t, tenant);
+    expect(sum(log)).toBe(56);
+    expect(sum(log.filter((e) => e.outcome === 'rate_limited'))).toBe(6);
+  });
+
+  it('keeps the request window and the chatter window apart: either exhausted leaves the other whole', async () => {
+    const tenant = await createTenant(t);
+    await warm(t, tenant.key);
+    // All five requests and 49 more chatter messages at once: none is refused.
+    const [pings, chatter] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => ping(t, tenant.key))),
+      Promise.all(Array.from({ length: 49 }, () => notify(t, tenant.key))),
+    ]);
+    expect(pings.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(chatter.every((a) => a.status === 202)).toBe(true);
+    // Each is now full, and says so in its own terms.
+    expectRefusal(await ping(t, tenant.key, {}, '{"jsonrpc": "2.0", "id": 9, "method": "ping"}'), 9);
+    expectChatterRefusal(await notify(t, tenant.key), null);
+    expectChatterRefusal(await bare(t, tenant.key, 'delete'), null);
+
+    // The other way round: a credential whose chatter is exhausted still gets its 5 requests.
+    const other = await createTenant(t);
+    await warm(t, other.key);
+    const flood = await Promise.all(Array.from({ length: 60 }, () => notify(t, other.key)));
+    expect(flood.filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(11);
+    expect((await Promise.all(Array.from({ length: 5 }, () => ping(t, other.key)))).map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('counts a body that is not a notification or a response as a request, so garbage cannot use the larger window', async () => {
+    const tenant = await createTenant(t);
+    const answers = await Promise.all([
+      ...Array.from({ length: 3 }, () => ping(t, tenant.key, {}, '{not json')),
+      ...Array.from({ length: 2 }, () => ping(t, tenant.key, {}, '{"jsonrpc": "2.0"}')),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400]);
     expectRefusal(await ping(t, tenant.key), expect.any(Number));
+    expect((await notify(t, tenant.key)).status).toBe(202);
   });
 
   it('records every refusal, folded into one entry per credential per second: the counts add up to the requests made', async () => {
@@ -157,6 +240,35 @@ describe('rate limit shared through Redis by two instances', () => {
     const log = await entries(a, tenant);
     expect(sum(log)).toBe(10);
     expect(sum(log.filter((e) => e.outcome === 'rate_limited'))).toBe(5);
+  });
+
+  it('shares the chatter window too, apart from the request window: 50 notifications in total, initialize counted once', async () => {
+    const tenant = await createTenant(a);
+    await warm(a, tenant.key);
+    const flood = await Promise.all(Array.from({ length: 55 }, (_, i) => notify(i % 2 ? b : a, tenant.key)));
+    expect(flood.filter((x) => x.status === 202)).toHaveLength(49);
+    for (const x of flood.filter((x) => x.status !== 202)) expectChatterRefusal(x, null);
+    // Its own key in Redis: the request window of the same credential is untouched.
+    expect((await Promise.all(Array.from({ length: 5 }, (_, i) => ping(i % 2 ? b : a, tenant.key)))).map((x) => x.status)).toEqual([200, 200, 200, 200, 200]);
+    const store = new Redis(redis.url);
+    try {
+      const [chatter, requests] = await Promise.all([store.zcard(`reblog:rl:chatter:${tenant.keyId}`), store.zcard(`reblog:rl:per-credential:${tenant.keyId}`)]);
+      // Within the second (or the first few accepted ones already left: never more, never mixed).
+      expect(chatter).toBeLessThanOrEqual(50);
+      expect(chatter).toBeGreaterThan(5);
+      expect(requests).toBeLessThanOrEqual(5);
+    } finally {
+      store.disconnect();
+    }
+
+    // A client connected through one instance and calling through the other: connect() took 1 of the 5 requests.
+    const fresh = await createTenant(a);
+    const client = await connectClient(a, fresh.key);
+    const sessionId = (client.transport as { sessionId?: string }).sessionId!;
+    const headers = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' };
+    const lists = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(i % 2 ? a : b, fresh.key, { jsonrpc: '2.0', id: i, method: 'tools/list' }, headers)));
+    expect(lists.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 429]);
+    await client.close();
   });
 
   it('keeps answering when Redis is down (each instance limits alone, no 5xx), and shares the window again when it is back', async () => {

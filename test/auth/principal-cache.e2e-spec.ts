@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { MAX_CACHED_PRINCIPALS, PrincipalResolver } from '../../src/auth/principal.resolver.js';
+import { CACHE_CHANNEL, DatabaseNotifications } from '../../src/database/notifications.service.js';
+import { admin, createTenant } from '../support/fixtures.js';
+import { rpc } from '../support/mcp-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { createDatabase } from '../jobs/job-helpers.js';
+
+const isCredentialRead = (sql: unknown) => typeof sql === 'string' && sql.includes('FROM credentials c');
+
+/**
+ * Watches the resolver's real queries on `t`'s DataSource: counts its credential reads and can hold
+ * the answer of the next one (the query runs in Postgres; only its result waits) until released.
+ */
+function watchReads(t: TestApp) {
+  const db = t.app.get(DataSource);
+  const query = db.query.bind(db);
+  let reads = 0;
+  let hold: { read: () => void; gate: Promise<void> } | null = null;
+  const spy = jest.spyOn(db, 'query').mockImplementation(async (...args: Parameters<DataSource['query']>) => {
+    const result = await query(...args);
+    if (isCredentialRead(args[0])) {
+      reads++;
+      const held = hold;
+      hold = null;
+      if (held) {
+        held.read();
+        await held.gate;
+      }
+    }
+    return result;
+  });
+  return {
+    reads: () => reads,
+    /** Holds the result of the next credential read: `read` resolves once Postgres answered it, `release` lets it through. */
+    holdNext() {
+      let release!: () => void;
+      let read!: () => void;
+      const gate = new Promise<void>((done) => (release = done));
+      const answered = new Promise<void>((done) => (read = done));
+      hold = { read, gate };
+      return { read: answered, release };
+    },
+    restore: () => spy.mockRestore(),
+  };
+}
+
+const unknownToken = () => `rbk_${randomBytes(32).toString('base64url')}`;
+
+describe('principal cache', () => {
+  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    a = await startTestApp({ DATABASE_URL: db.url });
+    b = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await db?.drop();
+  });
+
+  it('does not cache a principal read before a revocation on this instance that finished while the read was answered', async () => {
+    const tenant = await createTenant(a);
+    const resolver = a.app.get(PrincipalResolver);
+    const watch = watchReads(a);
+    try {
+      const held = watch.holdNext();
+      const inFlight = resolver.resolve(tenant.key);
+      await held.read; // Postgres answered: the key was valid then.
+      await admin(a, 'delete', `/admin/v1/api-keys/${tenant.keyId}`, undefined, 204);
+      held.release();
+      // The request that started before the revocation may still be served...
+      expect(await inFlight).not.toBeNull();
+      // ...but nothing after it: the revoked principal was not cached.
+      await expect(resolver.resolve(tenant.key)).resolves.toBeNull();
+      expect((await rpc(a, tenant.key, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(401);
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it('does not cache a principal read before a revocation that another instance announced while the read was answered', async () => {
+    const tenant = await createTenant(a);
+    const resolver = a.app.get(PrincipalResolver);
+    const watch = watchReads(a);
+    // Subscribed after the resolver: called once it has handled the same notification.
+    let heard!: () => void;
+    const announced = new Promise<void>((done) => (heard = done));
+    const unsubscribe = a.app.get(DatabaseNotifications).subscribe(CACHE_CHANNEL, (payload) => payload.startsWith('credential:') && heard());
+    try {
+      const held = watch.holdNext();
+      const inFlight = resolver.resolve(tenant.key);
+      await held.read;
+      await admin(b, 'delete', `/admin/v1/api-keys/${tenant.keyId}`, undefined, 204);
+      await announced;
+      held.release();
+      expect(await inFlight).not.toBeNull();
+      await expect(resolver.resolve(tenant.key)).resolves.toBeNull();
+    } finally {
+      unsubscribe();
+      watch.restore();
+    }
+  });
+
+  it(`keeps serving valid principals from the cache through a flood of more than ${MAX_CACHED_PRINCIPALS} unknown tokens, which stay 401`, async () => {
+    const tenant = await createTenant(a);
+    const resolver = a.app.get(PrincipalResolver);
+    const watch = watchReads(a);
+    // Only Date is frozen (the cache's clock), so no entry expires however long the flood takes.
+    jest.useFakeTimers({ now: Date.now(), doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    try {
+      expect(await resolver.resolve(tenant.key)).toMatchObject({ accountId: tenant.accountId });
+      expect(watch.reads()).toBe(1);
+      const flood = Array.from({ length: MAX_CACHED_PRINCIPALS + 100 }, unknownToken);
+      for (let i = 0; i < flood.length; i += 50) {
+        const answers = await Promise.all(flood.slice(i, i + 50).map((token) => resolver.resolve(token)));
+        expect(answers.every((p) => p === null)).toBe(true);
+      }
+      const readsAfterFlood = watch.reads();
+      expect(readsAfterFlood).toBe(1 + flood.length);
+      // The valid principal is still cached: no read.
+      expect(await resolver.resolve(tenant.key)).toMatchObject({ accountId: tenant.accountId });
+      expect(watch.reads()).toBe(readsAfterFlood);
+      // A recent unknown token is answered from the (separate) negative cache; the first ones were
+      // dropped from it, because it is bounded too. Both are refused.
+      await expect(resolver.resolve(flood[flood.length - 1])).resolves.toBeNull();
+      expect(watch.reads()).toBe(readsAfterFlood);
+      await expect(resolver.resolve(flood[0])).resolves.toBeNull();
+      expect(watch.reads()).toBe(readsAfterFlood + 1);
+    } finally {
+      jest.useRealTimers();
+      watch.restore();
+    }
+    expect((await rpc(a, unknownToken(), { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(401);
+    expect((await rpc(a, tenant.key, { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(200);
+  }, 120_000);
+});
