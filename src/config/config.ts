@@ -41,6 +41,9 @@ export interface AppConfig {
   conformanceFixtures: boolean;
 }
 
+/** The shortest admin token accepted, from ADMIN_TOKEN or from DATA_DIR/admin-token. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+
 /** Thrown when the environment holds a value the server cannot start with. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -113,8 +116,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const adminToken = env.ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long.');
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long.`);
   }
   if (production && !adminToken) {
     throw new ConfigError('ADMIN_TOKEN is required when NODE_ENV=production.');

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -297,6 +297,25 @@ describe('boot: the built server as a process', () => {
       expect(second.output()).not.toMatch(STACK_LINE);
     }, 120_000);
   });
+
+  it('an empty admin-token file (a first start that died after creating it) gets a new token: a bearer of white space is 401', async () => {
+    const dataDir = tempDataDir();
+    dataDirs.push(dataDir);
+    writeFileSync(join(dataDir, 'admin-token'), '', { mode: 0o600 });
+    const port = await freePort();
+    const server = start({ DATA_DIR: dataDir, PORT: String(port), SEED_DEMO: 'false' });
+    await server.waitFor(/Admin token: in .*admin-token \(generated now\)/);
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    expect(token.length).toBeGreaterThanOrEqual(32);
+    const account = `http://127.0.0.1:${port}/admin/v1/accounts/00000000-0000-4000-8000-000000000000`;
+    for (const bearer of ['\u00a0', ' ', '']) {
+      const res = await fetch(account, { headers: { authorization: `Bearer ${bearer}` } });
+      expect(res.status).toBe(401);
+    }
+    expect((await fetch(account, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    server.child.kill('SIGTERM');
+    expect(await expectExitWithin(server, 20_000)).toBe(0);
+  }, 120_000);
 
   it('NODE_ENV=production with ADMIN_TOKEN: starts on an empty database and prints no secret', async () => {
     const dataDir = tempDataDir();
