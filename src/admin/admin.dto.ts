@@ -46,8 +46,8 @@ export class CreateApiKeyDto extends CredentialBaseDto {
 
 export class CreateGrantDto extends CredentialBaseDto {
   @ApiProperty({ example: 'Claude' }) @IsString() @IsNotEmpty() @MaxLength(200) client_name: string;
-  @ApiPropertyOptional({ description: 'Lifetime in seconds; no expiry when absent.' })
-  @IsOptional() @IsInt() @Min(60) @Max(10 * 365 * 24 * 3600)
+  @ApiPropertyOptional({ description: 'Lifetime in seconds (1 or more); no expiry when absent.', minimum: 1 })
+  @IsOptional() @IsInt() @Min(1) @Max(10 * 365 * 24 * 3600)
   expires_in?: number;
 }
 
