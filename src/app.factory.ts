@@ -1,6 +1,6 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
@@ -12,7 +12,12 @@ export const BODY_LIMIT = 1024 * 1024;
 
 /** Builds the Nest application (without listening): the same for `npm start` and the e2e tests. */
 export async function createApp(options: AppOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
+  // Paths match exactly: `/MCP` or `/mcp/` are unknown routes (404), not `/mcp` reached past its body
+  // middleware. Express reads these two settings once, when it makes its router: set them first.
+  const server = express();
+  server.set('case sensitive routing', true);
+  server.set('strict routing', true);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), new ExpressAdapter(server), {
     bodyParser: false,
     bufferLogs: true,
   });
