@@ -122,6 +122,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (production && !adminToken) {
     throw new ConfigError('ADMIN_TOKEN is required when NODE_ENV=production.');
   }
+  // The fixture tools answer anyone with any credential and exist only for the conformance suite.
+  const conformanceFixtures = bool(env, 'CONFORMANCE_FIXTURES', false);
+  if (production && conformanceFixtures) {
+    throw new ConfigError('CONFORMANCE_FIXTURES=true registers test-only tools and is refused when NODE_ENV=production.');
+  }
   const allowedOrigins = list(env, 'ALLOWED_ORIGINS');
   for (const origin of allowedOrigins) {
     try {
@@ -156,7 +161,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     image: provider(env, 'IMAGE'),
     logLevel,
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
-    seedDemo: bool(env, 'SEED_DEMO', true),
-    conformanceFixtures: bool(env, 'CONFORMANCE_FIXTURES', false),
+    // A demo tenant with a printed key has no place on a production database unless asked for.
+    seedDemo: bool(env, 'SEED_DEMO', !production),
+    conformanceFixtures,
   };
 }
