@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module.js';
 import { ADMIN_TOKEN } from './admin/admin-token.js';
+import { redactingLogOptions } from './common/log-redaction.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
 import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
@@ -31,6 +32,7 @@ export class AppModule {
             level: config.logLevel,
             // Requests are counted in metrics and the activity log; per-request log lines would cost more than they tell.
             autoLogging: false,
+            ...redactingLogOptions,
             ...(pretty ? { transport: { target: 'pino-pretty', options: { singleLine: true } } } : {}),
           },
           exclude: ['mcp'],
