@@ -1,9 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid, newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import { JobEventsService, notifyNew, notifyStatus } from './job-events.service.js';
 import { isTerminal, type Job, type JobStatus } from './job.entity.js';
 
@@ -54,23 +56,41 @@ export class JobsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly events: JobEventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Queues a job and wakes the workers (the notification is sent when the insert commits). When the
-   * request that asks for it was already cancelled ({@link cancelByRequest} remembered it), the job
-   * is cancelled at once and returned so.
+   * Queues a job and wakes the workers (the notification is sent when the insert commits). An
+   * account with JOBS_MAX_QUEUED_PER_ACCOUNT jobs queued already gets a `too_many_jobs` error
+   * instead, so one client cannot fill the queue that every tenant waits in. When the request that
+   * asks for it was already cancelled ({@link cancelByRequest} remembered it), the job is cancelled
+   * at once and returned so.
    */
   async enqueue(input: NewJob): Promise<Job> {
-    const [job] = (await this.db.query(
-      `WITH j AS (
-         INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
-         RETURNING *)
-       SELECT j.*, ${notifyNew} AS notified FROM j`,
-      [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
-    )) as (Job & { notified?: unknown })[];
-    delete job.notified;
+    const limit = this.config.jobsMaxQueuedPerAccount;
+    const job = await this.db.transaction(async (m) => {
+      // Count and insert under a lock of the account, held to the commit: concurrent calls, on any
+      // instance, queue one after the other and never overshoot the cap.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`jobs_enqueue:${input.accountId}`]);
+      const [{ queued }] = (await m.query(`SELECT count(*)::int AS queued FROM jobs WHERE account_id = $1 AND status = 'queued'`, [input.accountId])) as { queued: number }[];
+      if (queued >= limit) {
+        throw new DomainError(
+          'too_many_jobs',
+          `This account already has ${queued} jobs queued, the most it may have (limit ${limit}); wait for one to finish (get_job) or cancel one (cancel_job), then call ${input.tool} again.`,
+          { queued, limit },
+        );
+      }
+      const [row] = (await m.query(
+        `WITH j AS (
+           INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
+           RETURNING *)
+         SELECT j.*, ${notifyNew} AS notified FROM j`,
+        [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
+      )) as (Job & { notified?: unknown })[];
+      delete row.notified;
+      return row;
+    });
     if (!input.requestKey) return job;
     // A statement of its own, after the insert committed: a cancellation remembered too late for this
     // statement to see it is followed by cancelByRequest's own update, which sees the job.
@@ -174,6 +194,12 @@ export class JobsService {
     return jobs;
   }
 
+  /** The job as it is now (a waiting call's read). */
+  async reread(job: Pick<Job, 'id' | 'account_id'>): Promise<Job | null> {
+    const [row] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [job.id, job.account_id])) as Job[];
+    return row ?? null;
+  }
+
   /**
    * Waits up to `budgetMs` for the job to finish: resolves with the finished job, or with null
    * when the budget runs out or `signal` aborts (the job keeps running). Progress is reported
@@ -192,7 +218,7 @@ export class JobsService {
       };
       const check = async () => {
         try {
-          const [row] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [job.id, job.account_id])) as Job[];
+          const row = await this.reread(job);
           if (!row || settled) return;
           if (isTerminal(row.status)) finish(row);
           else report(row.progress);
