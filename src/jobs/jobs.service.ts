@@ -45,8 +45,12 @@ export interface JobListing {
   pagination: { total: number; page: number; page_size: number; pages: number };
 }
 
-/** How often a waiting call re-reads its job, in case a notification was missed. */
-const WAIT_POLL_MS = 1_000;
+/**
+ * A waiting call learns of its job's end from the job's notification; it reads the job again this
+ * often only as a safety net, in case a notification was lost (it also re-reads when the LISTEN
+ * connection came back).
+ */
+export const WAIT_SAFETY_READ_MS = 10_000;
 
 /** The jobs of a tenant: enqueue, read, list, cancel, and wait for one to finish. The worker is {@link JobWorkerService}. */
 @Injectable()
@@ -226,11 +230,13 @@ export class JobsService {
           this.log.warn(`Reading job ${job.id} while waiting failed: ${(err as Error).message}`);
         }
       };
+      // Subscribed before the first read, so no end is missed between the two.
       const off = this.events.onJob(job.id, (event) => {
         if (event.kind === 'progress') report(event.progress);
         else if (event.kind === 'status' && isTerminal(event.status)) void check();
       });
-      const poll = setInterval(() => void check(), WAIT_POLL_MS);
+      const offReconnect = this.events.onReconnect(() => void check());
+      const poll = setInterval(() => void check(), WAIT_SAFETY_READ_MS);
       const timer = setTimeout(() => finish(null), budgetMs);
       const onAbort = () => finish(null);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -238,6 +244,7 @@ export class JobsService {
         if (settled) return;
         settled = true;
         off();
+        offReconnect();
         clearInterval(poll);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
