@@ -169,17 +169,15 @@ export class JobsService {
 
   /**
    * `notifications/cancelled`: cancels the job an in-flight request of this credential started, if
-   * any. With `remember`, the cancellation is kept first (for an hour), so a call that creates its
+   * any. The cancellation is kept first (for an hour), so a call that creates its
    * job after this cancels it itself ({@link enqueue}).
    */
-  async cancelByRequest(accountId: string, credentialId: string, requestKey: string, remember = false): Promise<Job | null> {
-    if (remember) {
-      await this.db.query(
-        `WITH expired AS (DELETE FROM request_cancellations WHERE at < now() - interval '1 hour')
-         INSERT INTO request_cancellations (credential_id, request_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-        [credentialId, requestKey],
-      );
-    }
+  async cancelByRequest(accountId: string, credentialId: string, requestKey: string): Promise<Job | null> {
+    await this.db.query(
+      `WITH expired AS (DELETE FROM request_cancellations WHERE at < now() - interval '1 hour')
+       INSERT INTO request_cancellations (credential_id, request_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [credentialId, requestKey],
+    );
     const [job] = await this.cancelWhere(`account_id = $1 AND credential_id = $2 AND request_key = $3 AND status IN ('queued', 'running')`, [accountId, credentialId, requestKey]);
     return job ?? null;
   }
