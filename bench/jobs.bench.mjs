@@ -46,7 +46,9 @@ function startWorker(databaseUrl, dataDir) {
     const child = spawn(process.execPath, START_ARGS, {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false' },
+      env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false',
+        // One bench account may use every slot of both workers (2 × 4), as the figures before the per-account cap did.
+        JOBS_MAX_RUNNING_PER_ACCOUNT: '8' },
     });
     let out = '';
     let ready = false;

@@ -10,6 +10,7 @@ export type DomainErrorCode =
   | 'forbidden'
   | 'unauthorized'
   | 'invalid_state'
+  | 'too_many_jobs'
   | 'unavailable';
 
 /** An error a service raises on purpose: a stable `code` and a sentence a person or a model can act on. */

@@ -13,6 +13,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   handle_taken: 409,
   invalid_state: 409,
   unprocessable: 422,
+  too_many_jobs: 429,
   unavailable: 503,
 };
 

@@ -155,9 +155,10 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
         for (;;) {
           const free = CONCURRENCY - this.runs.size;
           if (free <= 0 || this.stopping) break;
+          // A claim takes one job per account, so fewer than `free` does not mean the queue is empty.
           const claimed = await this.claim(free);
           for (const job of claimed) this.start(job);
-          if (claimed.length < free) break;
+          if (!claimed.length) break;
         }
       } while (this.fillAgain && !this.stopping);
     } catch (err) {
@@ -167,25 +168,60 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     }
   }
 
+  /**
+   * Claims up to `limit` due jobs, fairly: among the accounts with a due job and fewer than
+   * JOBS_MAX_RUNNING_PER_ACCOUNT running (on every instance), the ones with the fewest running go
+   * first (ties: whose oldest due job is oldest), each with its oldest due job; one job per
+   * account per claim, so a backlog of one account waits behind a single job of another. Claims of
+   * all workers take turns on one advisory lock: each then counts the running jobs with the claims
+   * before it committed, and the per-account cap holds across instances. A claim is one short
+   * statement on a few rows (the queued cap bounds them), so the turns are short.
+   */
   private async claim(limit: number): Promise<Job[]> {
-    // UPDATEs sit in a CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
-    return this.book<Job>(
-      `WITH next AS (
-         SELECT id FROM jobs
-          WHERE status = 'queued' AND run_after <= now() AND tool = ANY($3)
-          ORDER BY run_after, id
-          LIMIT $2
-          FOR UPDATE SKIP LOCKED),
-       claimed AS (
-         UPDATE jobs j
-            SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
-                locked_until = now() + make_interval(secs => $4), started_at = coalesce(j.started_at, now())
-           FROM next
-          WHERE j.id = next.id AND j.status = 'queued'
-         RETURNING j.*)
-       SELECT * FROM claimed`,
-      [this.id, limit, this.handlers.kinds(), LEASE_SECONDS],
-    );
+    if (!this.bookkeeping) throw new Error('The worker is stopped.');
+    const client = await this.bookkeeping.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('jobs_claim', 0))`);
+      // UPDATEs sit in a CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
+      const { rows } = await client.query<Job>(
+        `WITH running AS (
+           SELECT account_id, count(*)::int AS n FROM jobs WHERE status = 'running' GROUP BY account_id),
+         accounts AS (
+           SELECT q.account_id
+             FROM (SELECT account_id, min(run_after) AS oldest FROM jobs
+                    WHERE status = 'queued' AND run_after <= now() AND tool = ANY($3)
+                    GROUP BY account_id) q
+             LEFT JOIN running r USING (account_id)
+            WHERE coalesce(r.n, 0) < $5
+            ORDER BY coalesce(r.n, 0), q.oldest
+            LIMIT $2),
+         next AS (
+           SELECT j.id FROM accounts a
+            CROSS JOIN LATERAL (
+              SELECT id FROM jobs
+               WHERE account_id = a.account_id AND status = 'queued' AND run_after <= now() AND tool = ANY($3)
+               ORDER BY run_after, id
+               LIMIT 1
+               FOR UPDATE SKIP LOCKED) j),
+         claimed AS (
+           UPDATE jobs j
+              SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
+                  locked_until = now() + make_interval(secs => $4), started_at = coalesce(j.started_at, now())
+             FROM next
+            WHERE j.id = next.id AND j.status = 'queued'
+           RETURNING j.*)
+         SELECT * FROM claimed`,
+        [this.id, limit, this.handlers.kinds(), LEASE_SECONDS, this.config.jobsMaxRunningPerAccount],
+      );
+      await client.query('COMMIT');
+      return rows;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   private start(job: Job): void {

@@ -1,9 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid, newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import { JobEventsService, notifyNew, notifyStatus } from './job-events.service.js';
 import { isTerminal, type Job, type JobStatus } from './job.entity.js';
 
@@ -43,8 +45,12 @@ export interface JobListing {
   pagination: { total: number; page: number; page_size: number; pages: number };
 }
 
-/** How often a waiting call re-reads its job, in case a notification was missed. */
-const WAIT_POLL_MS = 1_000;
+/**
+ * A waiting call learns of its job's end from the job's notification; it reads the job again this
+ * often only as a safety net, in case a notification was lost (it also re-reads when the LISTEN
+ * connection came back).
+ */
+export const WAIT_SAFETY_READ_MS = 10_000;
 
 /** The jobs of a tenant: enqueue, read, list, cancel, and wait for one to finish. The worker is {@link JobWorkerService}. */
 @Injectable()
@@ -54,23 +60,41 @@ export class JobsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly events: JobEventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Queues a job and wakes the workers (the notification is sent when the insert commits). When the
-   * request that asks for it was already cancelled ({@link cancelByRequest} remembered it), the job
-   * is cancelled at once and returned so.
+   * Queues a job and wakes the workers (the notification is sent when the insert commits). An
+   * account with JOBS_MAX_QUEUED_PER_ACCOUNT jobs queued already gets a `too_many_jobs` error
+   * instead, so one client cannot fill the queue that every tenant waits in. When the request that
+   * asks for it was already cancelled ({@link cancelByRequest} remembered it), the job is cancelled
+   * at once and returned so.
    */
   async enqueue(input: NewJob): Promise<Job> {
-    const [job] = (await this.db.query(
-      `WITH j AS (
-         INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
-         RETURNING *)
-       SELECT j.*, ${notifyNew} AS notified FROM j`,
-      [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
-    )) as (Job & { notified?: unknown })[];
-    delete job.notified;
+    const limit = this.config.jobsMaxQueuedPerAccount;
+    const job = await this.db.transaction(async (m) => {
+      // Count and insert under a lock of the account, held to the commit: concurrent calls, on any
+      // instance, queue one after the other and never overshoot the cap.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`jobs_enqueue:${input.accountId}`]);
+      const [{ queued }] = (await m.query(`SELECT count(*)::int AS queued FROM jobs WHERE account_id = $1 AND status = 'queued'`, [input.accountId])) as { queued: number }[];
+      if (queued >= limit) {
+        throw new DomainError(
+          'too_many_jobs',
+          `This account already has ${queued} jobs queued, the most it may have (limit ${limit}); wait for one to finish (get_job) or cancel one (cancel_job), then call ${input.tool} again.`,
+          { queued, limit },
+        );
+      }
+      const [row] = (await m.query(
+        `WITH j AS (
+           INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
+           RETURNING *)
+         SELECT j.*, ${notifyNew} AS notified FROM j`,
+        [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
+      )) as (Job & { notified?: unknown })[];
+      delete row.notified;
+      return row;
+    });
     if (!input.requestKey) return job;
     // A statement of its own, after the insert committed: a cancellation remembered too late for this
     // statement to see it is followed by cancelByRequest's own update, which sees the job.
@@ -145,17 +169,15 @@ export class JobsService {
 
   /**
    * `notifications/cancelled`: cancels the job an in-flight request of this credential started, if
-   * any. With `remember`, the cancellation is kept first (for an hour), so a call that creates its
+   * any. The cancellation is kept first (for an hour), so a call that creates its
    * job after this cancels it itself ({@link enqueue}).
    */
-  async cancelByRequest(accountId: string, credentialId: string, requestKey: string, remember = false): Promise<Job | null> {
-    if (remember) {
-      await this.db.query(
-        `WITH expired AS (DELETE FROM request_cancellations WHERE at < now() - interval '1 hour')
-         INSERT INTO request_cancellations (credential_id, request_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-        [credentialId, requestKey],
-      );
-    }
+  async cancelByRequest(accountId: string, credentialId: string, requestKey: string): Promise<Job | null> {
+    await this.db.query(
+      `WITH expired AS (DELETE FROM request_cancellations WHERE at < now() - interval '1 hour')
+       INSERT INTO request_cancellations (credential_id, request_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [credentialId, requestKey],
+    );
     const [job] = await this.cancelWhere(`account_id = $1 AND credential_id = $2 AND request_key = $3 AND status IN ('queued', 'running')`, [accountId, credentialId, requestKey]);
     return job ?? null;
   }
@@ -172,6 +194,12 @@ export class JobsService {
     )) as (Job & { notified?: unknown })[];
     for (const job of jobs) delete job.notified;
     return jobs;
+  }
+
+  /** The job as it is now (a waiting call's read). */
+  async reread(job: Pick<Job, 'id' | 'account_id'>): Promise<Job | null> {
+    const [row] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [job.id, job.account_id])) as Job[];
+    return row ?? null;
   }
 
   /**
@@ -192,7 +220,7 @@ export class JobsService {
       };
       const check = async () => {
         try {
-          const [row] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [job.id, job.account_id])) as Job[];
+          const row = await this.reread(job);
           if (!row || settled) return;
           if (isTerminal(row.status)) finish(row);
           else report(row.progress);
@@ -200,11 +228,13 @@ export class JobsService {
           this.log.warn(`Reading job ${job.id} while waiting failed: ${(err as Error).message}`);
         }
       };
+      // Subscribed before the first read, so no end is missed between the two.
       const off = this.events.onJob(job.id, (event) => {
         if (event.kind === 'progress') report(event.progress);
         else if (event.kind === 'status' && isTerminal(event.status)) void check();
       });
-      const poll = setInterval(() => void check(), WAIT_POLL_MS);
+      const offReconnect = this.events.onReconnect(() => void check());
+      const poll = setInterval(() => void check(), WAIT_SAFETY_READ_MS);
       const timer = setTimeout(() => finish(null), budgetMs);
       const onAbort = () => finish(null);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -212,6 +242,7 @@ export class JobsService {
         if (settled) return;
         settled = true;
         off();
+        offReconnect();
         clearInterval(poll);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);

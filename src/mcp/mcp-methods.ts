@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Outcome } from '../activity/activity-entry.entity.js';
@@ -53,6 +53,7 @@ export const INSTRUCTIONS =
 /** The JSON-RPC method table of /mcp. A method not in it is -32601. */
 @Injectable()
 export class McpMethods {
+  private readonly log = new Logger(McpMethods.name);
   private readonly table: ReadonlyMap<string, Method>;
   /** Notifications the server acts on; any other is acknowledged and ignored. */
   private readonly notifications: ReadonlyMap<string, Notification>;
@@ -106,12 +107,20 @@ export class McpMethods {
     };
   }
 
-  /** `notifications/cancelled`: stops the work of the named in-flight request, whichever instance runs it. */
+  /**
+   * `notifications/cancelled`: stops the work of the named in-flight request of this session,
+   * whichever instance runs it. Without a session it cancels nothing: a cancellation names a request
+   * of the same session (MCP "Cancellation"), and stateless clients of one credential reuse request
+   * ids, so a sessionless one could name the call of any of them.
+   */
   private async cancelled({ principal, params, sessionId }: NotificationCall): Promise<void> {
     const requestId = params !== null && typeof params === 'object' ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    // In a session a request id is never reused, so a cancellation that overtook its call is kept for it.
-    await this.cancellation.cancel(principal, requestKey(sessionId, requestId), sessionId !== null);
+    if (sessionId === null) {
+      this.log.log(`notifications/cancelled for request ${JSON.stringify(requestId)} without Mcp-Session-Id ignored: it cannot tell which client's call it means`);
+      return;
+    }
+    await this.cancellation.cancel(principal, requestKey(sessionId, requestId));
   }
 
   private async callTool({ principal, params, signal, progress, requestKey }: MethodCall): Promise<MethodResult> {

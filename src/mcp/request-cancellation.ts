@@ -3,10 +3,10 @@ import type { Principal } from '../auth/principal.js';
 
 /**
  * Stops the durable work (a job) that an in-flight request started; registered by the tools that
- * start such work. `remember`: the request may not have started its work yet, so the cancellation
- * is kept for it (only for requests in a session, whose ids are never reused).
+ * start such work. The request (always one of a session, whose ids are never reused) may not have
+ * started its work yet, so the cancellation is also kept for it.
  */
-export type CancelRequest = (principal: Principal, requestKey: string, remember: boolean) => Promise<void>;
+export type CancelRequest = (principal: Principal, requestKey: string) => Promise<void>;
 
 /**
  * `notifications/cancelled` reaches whichever instance the gateway picks, not necessarily the one
@@ -21,9 +21,9 @@ export class RequestCancellation {
     this.cancellers.push(cancel);
   }
 
-  async cancel(principal: Principal, requestKey: string, remember: boolean): Promise<void> {
+  async cancel(principal: Principal, requestKey: string): Promise<void> {
     for (const cancel of this.cancellers) {
-      await cancel(principal, requestKey, remember).catch((err: Error) => this.log.warn(`Cancelling request ${requestKey} failed: ${err.message}`));
+      await cancel(principal, requestKey).catch((err: Error) => this.log.warn(`Cancelling request ${requestKey} failed: ${err.message}`));
     }
   }
 }

@@ -43,7 +43,7 @@ export class ToolDispatcher {
     delete args.project_id;
     const allowed = this.catalogue.allowedProjects(principal, definition);
     const projectId = project?.id ?? null;
-    const fail = (code: string, message: string, outcome: Outcome): ToolCallOutput => ({ result: toolError(code, message), outcome, tool: name, projectId });
+    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): ToolCallOutput => ({ result: toolError(code, message, details), outcome, tool: name, projectId });
 
     if (project && !permits(project, definition)) {
       const where = allowed.map((p) => `"${p.name}" (${p.id})`).join(', ');
@@ -56,7 +56,7 @@ export class ToolDispatcher {
       const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress, requestKey });
       return { ...shape(reply), tool: name, projectId };
     } catch (err) {
-      if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error');
+      if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
       this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       throw new RpcError(RpcCode.InternalError, `Internal error while running ${name}; it is logged. Try again, or report it if it persists.`);
@@ -78,8 +78,10 @@ export class ToolDispatcher {
   }
 }
 
-export function toolError(code: string, message: string): Record<string, unknown> {
-  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message } }, null, 2) }], isError: true };
+/** A tool error: `{"error":{"code","message","details"?}}`, `details` as in the admin API's errors (the figures a model can act on). */
+export function toolError(code: string, message: string, details?: unknown): Record<string, unknown> {
+  const error = { code, message, ...(details !== undefined ? { details } : {}) };
+  return { content: [{ type: 'text', text: JSON.stringify({ error }, null, 2) }], isError: true };
 }
 
 function shape(reply: object | ToolReply): { result: Record<string, unknown>; outcome: Outcome } {

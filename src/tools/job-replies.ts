@@ -30,8 +30,8 @@ export class JobReplies implements OnModuleInit {
   onModuleInit(): void {
     // notifications/cancelled for a call that started a job cancels the job, on whichever instance it
     // arrives, also when it arrives before the call has created the job.
-    this.cancellation.register(async (principal, requestKey, remember) => {
-      await this.jobs.cancelByRequest(principal.accountId, principal.credential.id, requestKey, remember);
+    this.cancellation.register(async (principal, requestKey) => {
+      await this.jobs.cancelByRequest(principal.accountId, principal.credential.id, requestKey);
     });
   }
 

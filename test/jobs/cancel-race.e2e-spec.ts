@@ -34,7 +34,7 @@ describe('jobs: cancel racing completion', () => {
       const value = toolJson(answer);
       if (answer.isError) {
         // Lost the race: the job had already finished, and says how.
-        expect(value.error).toEqual({ code: 'invalid_state', message: `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.` });
+        expect(value.error).toEqual({ code: 'invalid_state', message: `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.`, details: { status: 'succeeded' } });
         outcomes.set(started.job_id, 'succeeded');
         succeeded++;
       } else {

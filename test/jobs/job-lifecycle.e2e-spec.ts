@@ -143,6 +143,7 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     await expect(callError(t, tenant.key, 'cancel_job', { job_id: started.job_id })).resolves.toEqual({
       code: 'invalid_state',
       message: `Job "${started.job_id}" already cancelled; a finished job cannot be cancelled.`,
+      details: { status: 'cancelled' },
     });
 
     const quick = await callOk(t, tenant.key, 'write_article', { brief: 'Finished' });
@@ -153,6 +154,7 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     await expect(callError(t, tenant.key, 'cancel_job', { job_id: quick.job_id })).resolves.toEqual({
       code: 'invalid_state',
       message: `Job "${quick.job_id}" already succeeded; a finished job cannot be cancelled.`,
+      details: { status: 'succeeded' },
     });
   });
 

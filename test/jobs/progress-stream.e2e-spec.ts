@@ -103,7 +103,7 @@ describe('progress over SSE, and notifications/cancelled', () => {
     const last = sseMessages(res.text).pop();
     expect(last.id).toBe(3);
     expect(last.result.isError).toBe(true);
-    expect(toolJson(last.result).error).toEqual({ code: 'invalid_state', message: `The write_article job ${job.id} was cancelled, so nothing was written; call write_article again to start over.` });
+    expect(toolJson(last.result).error).toEqual({ code: 'invalid_state', message: `The write_article job ${job.id} was cancelled, so nothing was written; call write_article again to start over.`, details: { job_id: job.id } });
   });
 
   async function callJobs(token: string) {
@@ -158,6 +158,21 @@ describe('progress over SSE, and notifications/cancelled', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('without a session it cancels nothing: two stateless calls of one credential may share a request id', async () => {
+    const tenant = await configuredTenant(t);
+    const call = (brief: string) => rpc(t, tenant.key, { jsonrpc: '2.0', id: 'same-id', method: 'tools/call', params: { name: 'write_article', arguments: { brief } } }).then((r) => r); // sent now
+    const pending = [call('First client'), call('Second client')];
+    const running = await eventually(
+      () => callJobs(tenant.key),
+      (items) => items.length === 2 && items.every((j) => j.status === 'running'),
+    );
+    const note = await rpc(t, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same-id' } });
+    expect(note.status).toBe(202);
+    // The cancellation is handled before the 202: neither job was touched.
+    for (const job of running) await expect(jobRow(db.url, job.id)).resolves.toMatchObject({ status: 'running', cancel_requested: false });
+    for (const answer of await Promise.all(pending)) expect(toolJson(answer.body.result)).toMatchObject({ status: 'succeeded' });
   });
 
   describe('a cancellation that overtakes its call', () => {
