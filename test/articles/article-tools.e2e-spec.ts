@@ -237,6 +237,7 @@ describe('article write tools', () => {
       expect(err).toEqual({
         code: 'version_conflict',
         message: `The article "${a.id}" is at version 3, not 1: it changed since you read it. Read it again with get_article and retry with version 3.`,
+        details: { current_version: 3 },
       });
       expect((await ok(t, key, 'get_article', { id: a.id })).body).toBe('second');
     });
