@@ -2,6 +2,7 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import type { Request } from 'express';
 import { DomainError } from '../common/domain-error.js';
 import { hashSecret, sameHash } from '../auth/secrets.js';
+import { bearerToken } from '../common/bearer.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../config/config.js';
 import { ADMIN_TOKEN } from './admin-token.js';
 
@@ -19,9 +20,8 @@ export class AdminGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
-    const match = /^Bearer (.+)$/is.exec(header);
-    if (!match || !sameHash(hashSecret(match[1]), this.expected)) {
+    const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
+    if (token === undefined || !sameHash(hashSecret(token), this.expected)) {
       throw new DomainError('unauthorized', 'Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".');
     }
     return true;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { PrincipalResolver } from '../auth/principal.resolver.js';
+import { bearerToken } from '../common/bearer.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { RpcCode, RpcError } from './json-rpc.js';
@@ -53,9 +54,7 @@ export class CredentialGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<McpRequest>();
-    const header = req.headers.authorization;
-    // The auth scheme is case-insensitive (RFC 7235).
-    const token = header && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
+    const token = bearerToken(req.headers.authorization);
     const principal = token ? await this.resolver.resolve(token) : null;
     if (!principal) {
       throw new RpcError(

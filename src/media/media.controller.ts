@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { PrincipalResolver } from '../auth/principal.resolver.js';
+import { bearerToken } from '../common/bearer.js';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
@@ -23,8 +24,7 @@ export class MediaController {
 
   @Get(':id')
   async get(@Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const header = req.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    const token = bearerToken(req.headers.authorization);
     const principal = token ? await this.resolver.resolve(token) : null;
     if (!principal) {
       res.set('WWW-Authenticate', this.challenge);

@@ -397,6 +397,14 @@ describe('/mcp transport', () => {
       expectRpcError(res, 401, -32000, 7);
     });
 
+    it('the token is compared as sent: with a no-break space before or after it, it is 401', async () => {
+      for (const value of [`Bearer ${tenant.key}\u00a0`, `Bearer \u00a0${tenant.key}`, `Bearer  ${tenant.key}`]) {
+        const res = await rawPost(t, JSON.stringify(PING), { Authorization: value });
+        expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+        expectRpcError(res, 401, -32000, 7);
+      }
+    });
+
     it('the auth scheme is case-insensitive (RFC 7235)', async () => {
       const res = await rawPost(t, JSON.stringify(PING), { Authorization: `bearer ${tenant.key}` });
       expect(res.status).toBe(200);

@@ -64,6 +64,15 @@ describe('GET /media/:id', () => {
     expect(res.status).toBe(401);
   });
 
+  it('compares the token as sent: with a no-break space before or after it, it is 401; the scheme is case-insensitive', async () => {
+    for (const value of [`Bearer ${owner.key}\u00a0`, `Bearer \u00a0${owner.key}`, `Bearer  ${owner.key}`]) {
+      const res = await t.http.get(`/media/${media.id}`).set('Authorization', value);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+    }
+    expect((await t.http.get(`/media/${media.id}`).set('Authorization', `bearer ${owner.key}`)).status).toBe(200);
+  });
+
   it('another account’s media, an unreachable project’s media, and unknown ids are the same 404', async () => {
     const stranger = await createTenant(t);
     const otherProjectOnly = await admin(t, 'post', `/admin/v1/accounts/${owner.accountId}/api-keys`, { name: 'project 2 only', scopes: ['read', 'write', 'generate'], projects: [{ project_id: owner.projectIds[1], role: 'owner' }] }, 201);
