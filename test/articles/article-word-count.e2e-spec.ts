@@ -4,7 +4,7 @@ import { ArticleTrashService } from '../../src/articles/article-trash.service.js
 import { ArticlesService } from '../../src/articles/articles.service.js';
 import { dataSourceOptions, MIGRATIONS } from '../../src/database/data-source.js';
 import { migrate } from '../../src/database/migrate.js';
-import { wordCountSql } from '../../src/database/migrations/1764630000000-article-word-count.js';
+import { wordCountSql } from '../../src/database/migrations/1764650000000-article-word-count.js';
 import { createTenant } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { callOk, withClient } from '../jobs/job-helpers.js';
@@ -38,7 +38,7 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
 
   it('the migration counts the words of the articles already there, trashed ones too; reverting and running it again changes nothing', async () => {
     // The schema as it was before the migration, with articles in it.
-    const before = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: MIGRATIONS.filter((m) => m.name !== 'ArticleWordCount1764630000000') });
+    const before = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: MIGRATIONS.filter((m) => m.name !== 'ArticleWordCount1764650000000') });
     await before.initialize();
     try {
       await before.runMigrations({ transaction: 'each' });
@@ -63,7 +63,7 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
       await before.destroy();
     }
 
-    expect(await migrate(url)).toEqual(['ArticleWordCount1764630000000']);
+    expect(await migrate(url)).toEqual(['ArticleWordCount1764650000000']);
     const check = () =>
       withClient(url, async (c) => {
         const { rows } = await c.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE word_count IS DISTINCT FROM ${RECOUNT})::int AS wrong FROM articles`);
@@ -75,7 +75,7 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
     await migrate(url, 'revert');
     const gone = await withClient(url, (c) => c.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'articles' AND column_name = 'word_count'`));
     expect(gone.rows[0].n).toBe(0);
-    expect(await migrate(url)).toEqual(['ArticleWordCount1764630000000']);
+    expect(await migrate(url)).toEqual(['ArticleWordCount1764650000000']);
     expect(await check()).toEqual({ n: 2501, wrong: 0, nullable: 'NO' });
   });
 

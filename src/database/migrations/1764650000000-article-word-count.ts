@@ -33,8 +33,8 @@ const BATCH_BYTES = 8 * 1024 * 1024;
  * while a probe's reads and writes of articles waited 33 ms and 58 ms at most; the final SET NOT
  * NULL scans the heap only (the bodies are TOASTed), 40 ms.
  */
-export class ArticleWordCount1764630000000 implements MigrationInterface {
-  name = 'ArticleWordCount1764630000000';
+export class ArticleWordCount1764650000000 implements MigrationInterface {
+  name = 'ArticleWordCount1764650000000';
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
