@@ -36,9 +36,14 @@ export interface SetupRequired {
 
 /** Articles read to build the project context: the most recently updated ones. */
 const CONTEXT_SAMPLE = 500;
+/** Project contexts kept per instance (about 2 KB each); the oldest goes first. */
+const MAX_CONTEXTS = 1_000;
 
 @Injectable()
 export class AgentsService {
+  /** Contexts by project, each with the generation of the project's articles it was computed at. */
+  private readonly contexts = new Map<string, { generation: string | null; context: ProjectContext }>();
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly articles: ArticlesService,
@@ -99,8 +104,7 @@ export class AgentsService {
 
   /** The handshake answer: the questions, with answers proposed from the project's own articles. */
   async setupRequired(scope: ProjectScope, project: { id: string; name: string }): Promise<SetupRequired> {
-    const [counts, sample] = await Promise.all([this.articles.countByProject(scope.accountId, [scope.projectId]), this.articles.contextSample(scope, CONTEXT_SAMPLE)]);
-    const context = buildProjectContext({ id: project.id, name: project.name }, counts.get(scope.projectId) ?? 0, sample);
+    const context = { ...(await this.projectContext(scope, project)), project: { id: project.id, name: project.name } };
     return {
       status: 'setup_required',
       agent: 'writer',
@@ -108,6 +112,25 @@ export class AgentsService {
       questions: proposeAnswers(context),
       project_context: context,
     };
+  }
+
+  /**
+   * The context of the project's articles, computed once per generation of them: the generation is
+   * bumped by every write touching a live article, in that write's transaction, so a context cached
+   * at the current generation is exact whichever instance wrote since (no TTL to wait out). A hit costs
+   * one primary-key read. The generation is read before the sample: a write committed in between
+   * changes it, and the next call computes again.
+   */
+  private async projectContext(scope: ProjectScope, project: { id: string; name: string }): Promise<ProjectContext> {
+    const key = `${scope.accountId}/${scope.projectId}`;
+    const { total, generation } = await this.articles.contextStamp(scope);
+    const cached = this.contexts.get(key);
+    if (cached && cached.generation === generation) return cached.context;
+    const context = buildProjectContext(project, total, await this.articles.contextSample(scope, CONTEXT_SAMPLE));
+    this.contexts.delete(key);
+    if (this.contexts.size >= MAX_CONTEXTS) this.contexts.delete(this.contexts.keys().next().value!);
+    this.contexts.set(key, { generation, context });
+    return context;
   }
 }
 

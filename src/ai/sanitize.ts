@@ -11,18 +11,36 @@ const NAMED_ENTITIES: Record<string, string> = {
   semi: ';', amp: '&', quot: '"', apos: "'", lt: '<', gt: '>', excl: '!', num: '#', equals: '=',
 };
 
+/** Passes over the text before it is taken to be built to nest constructs (see {@link sanitizeText}). */
+const MAX_PASSES = 10;
+
 /**
  * Makes untrusted markdown/HTML text safe to store and render: removes `<script>`, `<style>`,
  * `<iframe>`, `<object>`, `<embed>` (and their kin), `on*=` attributes, and `javascript:`,
  * `vbscript:` and non-image `data:` targets in HTML attributes and markdown links. Ordinary
  * markdown comes out unchanged; the result is stable (sanitizing it again changes nothing).
+ *
+ * HTML is read as a browser's tokenizer reads it (white space is ASCII's: tab, LF, FF, CR, space;
+ * U+00A0 and other Unicode spaces are text), markdown links as CommonMark finds them, leniently.
+ * Every scan is linear in the text's length, whatever the input: no pattern backtracks over a run,
+ * and no position is rescanned per occurrence of something before it (`npm run bench:sanitize`).
  */
 export function sanitizeText(text: string): string {
   // NUL and other control characters have no place in text (and Postgres refuses NUL).
   let current = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
   // Removing one construct can join the pieces of another ("<scr<script></script>ipt>"); repeat until stable.
-  for (let pass = 0; pass < 10; pass++) {
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
     const next = cleanMarkdownLinks(cleanAttributes(removeElements(current)));
+    if (next === current) return current;
+    current = next;
+  }
+  // Still changing: the input nests removals on purpose, and each pass peels one layer. Rather than
+  // pass over it as many times as it has layers, keep no HTML at all: with every "<" escaped there is
+  // no element and no attribute, and nothing left to remove joins. Then settle the markdown links,
+  // whose replacements ("#") join nothing either (one more pass, kept in the loop for certainty).
+  current = current.replace(/</g, '&lt;');
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const next = cleanMarkdownLinks(current);
     if (next === current) break;
     current = next;
   }
@@ -31,14 +49,24 @@ export function sanitizeText(text: string): string {
 
 /** A writer's draft with every field sanitized; blank and repeated tags dropped. Apply it before storing. */
 export function sanitizeDraft(draft: WrittenDraft): WrittenDraft {
-  // Title and tags are single lines: removals must not leave doubled or stray whitespace.
-  const line = (text: string) => sanitizeText(text).replace(/\s+/g, ' ').trim();
-  const tags = (draft.tags ?? []).map((tag) => line(String(tag))).filter(Boolean);
+  // Title and tags are single lines. White space is folded before sanitizing: folded after, a U+00A0
+  // (text to HTML) would become a space that opens an attribute ("<img\u00a0onerror=..."). What the
+  // sanitizer removes may leave two spaces side by side, which fold again (that joins nothing).
+  const line = (text: string) => sanitizeText(text.replace(/\s+/g, ' ')).replace(/ {2,}/g, ' ').trim();
+  const seen = new Set<string>();
+  const tags: string[] = [];
+  for (const tag of draft.tags ?? []) {
+    const clean = line(String(tag));
+    const key = clean.toLowerCase();
+    if (!clean || seen.has(key)) continue;
+    seen.add(key);
+    tags.push(clean);
+  }
   return {
     title: line(draft.title ?? ''),
     excerpt: sanitizeText(draft.excerpt ?? '').trim(),
     body: sanitizeText(draft.body ?? ''),
-    tags: tags.filter((tag, i) => tags.findIndex((t) => t.toLowerCase() === tag.toLowerCase()) === i),
+    tags,
   };
 }
 
@@ -96,6 +124,9 @@ interface Edit {
   text: string;
 }
 
+/** HTML's white space (the tokenizer's): tab, LF, FF, CR and space, not JavaScript's `\s`. */
+const isHtmlSpace = (c: string | undefined) => c === ' ' || c === '\n' || c === '\t' || c === '\r' || c === '\f';
+
 /**
  * Reads every tag the way a browser does (quoted values may hold `>`) and drops event handlers and
  * attributes holding a script URL. `<` and `>` inside values are escaped (the browser decodes them
@@ -103,23 +134,23 @@ interface Edit {
  */
 function cleanAttributes(text: string): string {
   const edits: Edit[] = [];
-  const tag = /<[a-zA-Z][^\s/>]*/g;
+  const tag = /<[a-zA-Z][^\t\n\f\r />]*/g;
   for (let m = tag.exec(text); m; m = tag.exec(text)) {
     let i = tag.lastIndex;
     for (;;) {
       const spaceStart = i;
-      while (i < text.length && /[\s/]/.test(text[i])) i++;
+      while (i < text.length && (isHtmlSpace(text[i]) || text[i] === '/')) i++;
       if (i >= text.length || text[i] === '>') break;
       const nameStart = i++;
-      while (i < text.length && !/[\s/>=]/.test(text[i])) i++;
+      while (i < text.length && !isHtmlSpace(text[i]) && text[i] !== '/' && text[i] !== '>' && text[i] !== '=') i++;
       const name = text.slice(nameStart, i).toLowerCase();
       let value: string | undefined;
       let valueStart = i;
       let j = i;
-      while (j < text.length && /\s/.test(text[j])) j++;
+      while (j < text.length && isHtmlSpace(text[j])) j++;
       if (text[j] === '=') {
         j++;
-        while (j < text.length && /\s/.test(text[j])) j++;
+        while (j < text.length && isHtmlSpace(text[j])) j++;
         const quote = text[j];
         if (quote === '"' || quote === "'") {
           const closing = text.indexOf(quote, j + 1);
@@ -128,7 +159,7 @@ function cleanAttributes(text: string): string {
           i = closing < 0 ? text.length : closing + 1;
         } else {
           valueStart = j;
-          while (j < text.length && !/[\s>]/.test(text[j])) j++;
+          while (j < text.length && !isHtmlSpace(text[j]) && text[j] !== '>') j++;
           value = text.slice(valueStart, j);
           i = j;
         }
@@ -154,46 +185,123 @@ function isDangerousAttribute(name: string, value: string | undefined): boolean 
   return name === 'style' && /expression\(|-moz-binding|behavior:/.test(normalized);
 }
 
-/** Replaces script targets in markdown links, images, reference definitions and autolinks with `#`. */
+/**
+ * Replaces script targets in markdown links, images and reference definitions with `#`, and removes
+ * autolinks to them. Every `](` and `]:` is looked at, also inside the destination of another link:
+ * a renderer that gives up on the outer link may take the inner one (`[a](x][b](javascript:...)`).
+ */
 function cleanMarkdownLinks(text: string): string {
   const edits: Edit[] = [];
-  // Inline links and images: [text](destination "title").
-  const opener = /\]\(\s*/g;
-  for (let m = opener.exec(text); m; m = opener.exec(text)) {
-    const start = opener.lastIndex;
-    const end = destinationEnd(text, start);
-    if (isDangerousUrl(text.slice(start, end).replace(/^<|>$/g, ''))) edits.push({ start, end, text: '#' });
-    opener.lastIndex = Math.max(end, start);
+  const stops = new NextStop(text, /[>\n]/g);
+  // Inline links and images: [text](destination "title"). Renderers differ on the spaces before the
+  // destination (CommonMark: ASCII ones and one line break; others: any \s): skip them all.
+  for (let at = text.indexOf(']('), skipTo = 0; at >= 0; at = text.indexOf('](', at + 1)) {
+    if (at < skipTo) continue; // inside a destination already replaced
+    let start = at + 2;
+    while (start < text.length && isSpace(text[start])) start++;
+    const angle = text[start] === '<';
+    if (!startsDangerously(text, start, angle ? isAngleEnd : isSpace)) continue;
+    const end = angle ? angleEnd(text, start, stops) : plainEnd(text, start);
+    edits.push({ start, end, text: '#' });
+    skipTo = end;
   }
-  // Reference definitions: [id]: destination.
-  const reference = /\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)/g;
-  for (let m = reference.exec(text); m; m = reference.exec(text)) {
-    if (isDangerousUrl(m[1].replace(/^<|>$/g, ''))) edits.push({ start: m.index + m[0].length - m[1].length, end: m.index + m[0].length, text: '#' });
+  // Reference definitions: [id]: destination, on the same line or the next (LF, CR LF or CR).
+  for (let at = text.indexOf(']:'), skipTo = 0; at >= 0; at = text.indexOf(']:', at + 1)) {
+    if (at < skipTo) continue;
+    let start = skipBlanks(text, at + 2);
+    if (text.startsWith('\r\n', start)) start += 2;
+    else if (text[start] === '\n' || text[start] === '\r') start++;
+    start = skipBlanks(text, start);
+    if (start >= text.length || isSpace(text[start])) continue;
+    const angle = text[start] === '<';
+    if (!startsDangerously(text, start, angle ? isAngleEnd : isSpace)) continue;
+    // `<...>` when it closes on its line, else (like any destination) the run up to a space.
+    const stop = angle ? stops.after(start) : -1;
+    const end = stop >= 0 && text[stop] === '>' ? stop + 1 : runEnd(text, start);
+    edits.push({ start, end, text: '#' });
+    skipTo = end;
   }
-  // Autolinks: <scheme:...>.
-  const autolink = /<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)>/g;
+  // Autolinks: <scheme:...>, which CommonMark ends at ASCII controls and spaces only.
+  const autolink = /<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\u0000-\u0020\u007f<>]*)>/g;
   for (let m = autolink.exec(text); m; m = autolink.exec(text)) {
     if (isDangerousUrl(m[1])) edits.push({ start: m.index, end: m.index + m[0].length, text: '' });
   }
   return applyEdits(text, edits);
 }
 
-/** End of a link destination starting at `start`: `<...>`, or up to a space or an unbalanced `)`. */
-function destinationEnd(text: string, start: number): number {
-  if (text[start] === '<') {
-    const close = text.slice(start).search(/[>\n]/);
-    return close < 0 ? text.length : start + close + (text[start + close] === '>' ? 1 : 0);
-  }
+/** Markdown renderers differ on white space; taking JavaScript's (Unicode's) ends destinations early, never late. */
+const isSpace = (c: string) => /\s/.test(c);
+const isAngleEnd = (c: string) => c === '>' || c === '\n';
+
+/**
+ * Whether the destination at `start` (ending before the first `isEnd` character) runs code. Only its
+ * start can make it so (the scheme, and a data: URL's type), and a `]` never belongs to a dangerous
+ * start: so the read stops at the first `]`, where the next `](` or `]:` begins. However links nest,
+ * each character is read for one destination at most.
+ */
+function startsDangerously(text: string, start: number, isEnd: (c: string) => boolean): boolean {
+  let end = start;
+  while (end < text.length && !isEnd(text[end]) && text[end] !== ']') end++;
+  if (text[end] === ']') end++;
+  return isDangerousUrl(text.slice(start, end).replace(/^</, ''));
+}
+
+/** End of an inline destination `<...>`: after its `>`, else at the end of the line. */
+function angleEnd(text: string, start: number, stops: NextStop): number {
+  const stop = stops.after(start);
+  if (stop < 0) return text.length;
+  return text[stop] === '>' ? stop + 1 : stop;
+}
+
+/** End of an inline destination that is not `<...>`: a space or an unbalanced `)`. */
+function plainEnd(text: string, start: number): number {
   let depth = 0;
   let i = start;
   for (; i < text.length; i++) {
     const c = text[i];
     if (c === '\\') i++;
-    else if (/\s/.test(c)) break;
+    else if (isSpace(c)) break;
     else if (c === '(') depth++;
     else if (c === ')' && depth-- === 0) break;
   }
   return Math.min(i, text.length);
+}
+
+/** End of the run of non-space characters at `start`. */
+function runEnd(text: string, start: number): number {
+  let i = start;
+  while (i < text.length && !isSpace(text[i])) i++;
+  return i;
+}
+
+/** Skips white space other than line breaks: CommonMark's spaces and tabs, and the Unicode spaces other renderers trim. */
+function skipBlanks(text: string, i: number): number {
+  while (i < text.length && text[i] !== '\n' && text[i] !== '\r' && isSpace(text[i])) i++;
+  return i;
+}
+
+/**
+ * The next match of `pattern` at or after a position, for positions that only grow: a match found
+ * once answers every later question before it, so a text is searched once in all (the scan for
+ * `<...>` destinations used to search to the end of the line for each one).
+ */
+class NextStop {
+  private at = -1;
+  private from = Infinity;
+
+  constructor(
+    private readonly text: string,
+    private readonly pattern: RegExp,
+  ) {}
+
+  /** Index of the first match at or after `from`, or -1. */
+  after(from: number): number {
+    if (from >= this.from && (this.at < 0 || from <= this.at)) return this.at;
+    this.pattern.lastIndex = from;
+    this.at = this.pattern.exec(this.text)?.index ?? -1;
+    this.from = from;
+    return this.at;
+  }
 }
 
 /** Applies edits (possibly overlapping: the first one to start wins) from left to right. */

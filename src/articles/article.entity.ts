@@ -12,6 +12,8 @@ export class Article {
   @Column('text') title: string;
   @Column('text') excerpt: string;
   @Column('text') body: string;
+  /** Words in the body, counted by a trigger on every write (migration 1764650000000). */
+  @Column('int') word_count: number;
   @Column('text') status: ArticleStatus;
   @Column('text', { array: true }) tags: string[];
   @Column('timestamptz', { nullable: true }) published_at: Date | null;

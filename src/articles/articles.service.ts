@@ -36,6 +36,9 @@ const HANDLE_BATCH = 20;
 /** Beyond this many suffixes something is wrong (or someone is filling a project with one title). */
 const HANDLE_SUFFIX_LIMIT = 10_000;
 
+/** Characters of each body the setup context reads (to tell its language). */
+const CONTEXT_BODY_HEAD = 3_000;
+
 const notFound = (id: string) => new DomainError('not_found', `No article with id "${id}" in this project.`);
 
 /**
@@ -135,16 +138,30 @@ export class ArticlesService {
 
   /**
    * The most recently updated live articles of a project, for the writer's setup context: title,
-   * tags, the start of the body and its word count (AI jobs, src/agents).
+   * tags, the start of the body and its stored word count (AI jobs, src/agents). Bounded data: a
+   * slice of each body (TOAST reads only the chunks it needs) and an integer, however large the bodies.
    */
   async contextSample(scope: ProjectScope, limit: number): Promise<{ title: string; tags: string[]; body_head: string; word_count: number }[]> {
     return (await this.db.query(
-      `SELECT title, tags, left(body, 3000) AS body_head,
-              (SELECT count(*)::int FROM regexp_matches(body, '[^[:space:][:punct:]]+', 'g')) AS word_count
+      `SELECT title, tags, left(body, ${CONTEXT_BODY_HEAD}) AS body_head, word_count
          FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL
         ORDER BY updated_at DESC, id DESC LIMIT $3`,
       [scope.accountId, scope.projectId, limit],
     )) as { title: string; tags: string[]; body_head: string; word_count: number }[];
+  }
+
+  /**
+   * The project's live article count and its generation, which every write touching a live article
+   * bumps in the write's own transaction (the article_counts trigger): what was computed from the
+   * project's articles at one generation still holds while the generation is the same, on any instance.
+   * Generation null: the project never had an article.
+   */
+  async contextStamp(scope: ProjectScope): Promise<{ total: number; generation: string | null }> {
+    const [row] = (await this.db.query(`SELECT n::int AS total, generation::text AS generation FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*'`, [
+      scope.accountId,
+      scope.projectId,
+    ])) as { total: number; generation: string }[];
+    return row ?? { total: 0, generation: null };
   }
 
   /**

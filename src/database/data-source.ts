@@ -14,10 +14,20 @@ import { ArticleCounts1764604000000 } from './migrations/1764604000000-article-c
 import { ActivityLogScale1764610000000 } from './migrations/1764610000000-activity-log-scale.js';
 import { RequestCancellations1764620000000 } from './migrations/1764620000000-request-cancellations.js';
 import { SessionExpiry1764630000000 } from './migrations/1764630000000-session-expiry.js';
+import { ArticleWordCount1764650000000 } from './migrations/1764650000000-article-word-count.js';
 import { FairJobClaims1764660000000 } from './migrations/1764660000000-fair-job-claims.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
-export const MIGRATIONS = [InitialSchema1764500000000, JobRequests1764600000000, ArticleCounts1764604000000, ActivityLogScale1764610000000, RequestCancellations1764620000000, SessionExpiry1764630000000, FairJobClaims1764660000000];
+export const MIGRATIONS = [
+  InitialSchema1764500000000,
+  JobRequests1764600000000,
+  ArticleCounts1764604000000,
+  ActivityLogScale1764610000000,
+  RequestCancellations1764620000000,
+  SessionExpiry1764630000000,
+  ArticleWordCount1764650000000,
+  FairJobClaims1764660000000,
+];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */
 export function dataSourceOptions(url: string, overrides: { poolSize?: number } = {}): DataSourceOptions {

@@ -111,6 +111,52 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
     expect(proposed).toMatchObject({ language: 'fr', topics: 'jardin, potager, fleurs', length: 'short', audience: 'Readers interested in jardin, potager and fleurs' });
   });
 
+  it('project_context reads each article’s stored word count: a 1 MiB body of one-letter words answers, counted right', async () => {
+    const tenant = await createTenant(t);
+    const articles = t.app.get(ArticlesService);
+    const scope = { accountId: tenant.accountId, projectId: tenant.projectIds[0] };
+    // 524,288 words: what made counting the bodies on each call cost a statement timeout per few hundred articles.
+    const { id } = await articles.create(scope, { title: 'Huge', body: 'a '.repeat(512 * 1024) });
+    const stored = await withClient(db.url, (c) => c.query('SELECT word_count FROM articles WHERE id = $1', [id]));
+    expect(stored.rows[0].word_count).toBe(524_288);
+    const setup = toolJson((await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'x' } } })).body.result);
+    expect(setup.project_context).toMatchObject({ article_count: 1, recent_titles: ['Huge'], median_word_count: 524_288 });
+    expect(setup.questions.find((q: { id: string }) => q.id === 'length').proposed_answer).toBe('long');
+  });
+
+  it('project_context is cached per project until one of its articles changes, on any instance', async () => {
+    const tenant = await createTenant(t);
+    const articles = t.app.get(ArticlesService);
+    const scope = { accountId: tenant.accountId, projectId: tenant.projectIds[0] };
+    const first = await articles.create(scope, { title: 'One', body: FRENCH, tags: ['jardin'] });
+    await articles.create(scope, { title: 'Two', body: FRENCH, tags: ['jardin'] });
+    const context = async () =>
+      toolJson((await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'x' } } })).body.result).project_context;
+    const words = (await context()).median_word_count;
+
+    // A stored count changed behind the triggers' back (no generation bump): the cached context still answers.
+    // That both shows the answer comes from the stored count, not the bodies, and that it is cached.
+    const behindTheBack = (n: number) =>
+      withClient(db.url, async (c) => {
+        await c.query(`SET session_replication_role = replica`);
+        await c.query('UPDATE articles SET word_count = $2 WHERE project_id = $1', [scope.projectId, n]);
+      });
+    await behindTheBack(777);
+    expect((await context()).median_word_count).toBe(words);
+
+    // Any write to one of its articles, here by "another instance" (plain SQL), bumps the project's
+    // generation: the next call computes again, and reads the stored counts.
+    await withClient(db.url, (c) => c.query(`UPDATE articles SET tags = '{potager}', updated_at = now() WHERE id = $1`, [first.id]));
+    expect(await context()).toMatchObject({ top_tags: ['jardin', 'potager'], recent_titles: ['One', 'Two'], median_word_count: 777 });
+
+    // Through the service too; and moving an article to the trash takes it out of the context.
+    await behindTheBack(words);
+    await articles.update(scope, first.id, first.version, { title: 'One, again' }, { credentialId: null });
+    expect(await context()).toMatchObject({ recent_titles: ['One, again', 'Two'], median_word_count: words });
+    await articles.delete(scope, first.id, { credentialId: null });
+    expect(await context()).toMatchObject({ article_count: 1, recent_titles: ['Two'], top_tags: ['jardin'] });
+  });
+
   it('configure_agent refuses unknown question ids, wrong length values and non-strings, as tool errors, storing nothing', async () => {
     const tenant = await createTenant(t);
     const cases: [Record<string, unknown>, RegExp][] = [
