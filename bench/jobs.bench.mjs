@@ -9,6 +9,9 @@
 //   1. throughput: 1,000 jobs inserted at once; jobs/s from the insert to the last success.
 //   2. claim latency: 1,000 jobs inserted one by one at BENCH_JOBS_RATE per second (below
 //      capacity), so a worker is free: latency = started_at - created_at (both Postgres' clock).
+//   3. fairness: account A queues BENCH_FAIR_BACKLOG jobs at once, then account B queues one job
+//      every 1/BENCH_JOBS_RATE s while A's backlog drains: B's claim latency against phase 2's
+//      (no backlog) as a ratio, beside what first-in-first-out would make B wait (backlog / jobs/s).
 //   baseline: the same 1,000 jobs claimed and completed by 2 bare `pg` clients in this process
 //      (the same SKIP LOCKED claim, a conditional UPDATE to succeeded, no handler, no article):
 //      the floor the database sets on this machine.
@@ -20,6 +23,7 @@
 //   BENCH_PROJECTS=8       projects the jobs are spread over (round robin), as real traffic is; with 1,
 //                          every article insert waits on the project's article counter row (see report)
 //   BENCH_JOBS_RATE=50     jobs per second in the latency phase (below capacity)
+//   BENCH_FAIR_BACKLOG=500 account A's backlog in the fairness phase
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +37,8 @@ import { ROOT, run, START_ARGS } from '../scripts/lib/server.mjs';
 const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 8);
 const RATE = Number(process.env.BENCH_JOBS_RATE ?? 50);
+const BACKLOG = Number(process.env.BENCH_FAIR_BACKLOG ?? 500);
+const FAIR_JOBS = 20;
 const WORKERS = 2;
 const TARGET_P50_MS = 50;
 const RESULTS = join(ROOT, 'bench/results');
@@ -148,6 +154,20 @@ async function baseline(url, tenant, n) {
   return { jobsPerSecond: n / seconds, seconds };
 }
 
+/** An account with `projects` projects, each with a writer config, inserted directly. */
+async function createTenant(client, projects) {
+  const tenant = { accountId: randomUUID(), projectIds: Array.from({ length: projects }, () => randomUUID()) };
+  await client.query(`INSERT INTO accounts (id, name, owner_email) VALUES ($1, 'bench', 'bench@example.com')`, [tenant.accountId]);
+  for (const projectId of tenant.projectIds) {
+    await client.query(`INSERT INTO projects (id, account_id, name) VALUES ($1, $2, 'bench')`, [projectId, tenant.accountId]);
+    await client.query(
+      `INSERT INTO agent_configs (id, account_id, project_id, agent, version, answers) VALUES ($1, $2, $3, 'writer', 1, '{"length":"short","tone":"plain","language":"en"}')`,
+      [randomUUID(), tenant.accountId, projectId],
+    );
+  }
+  return tenant;
+}
+
 async function main() {
   if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
   const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
@@ -160,15 +180,8 @@ async function main() {
     await migrate(db.url);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
-    const tenant = { accountId: randomUUID(), projectIds: Array.from({ length: PROJECTS }, () => randomUUID()) };
-    await client.query(`INSERT INTO accounts (id, name, owner_email) VALUES ($1, 'bench', 'bench@example.com')`, [tenant.accountId]);
-    for (const projectId of tenant.projectIds) {
-      await client.query(`INSERT INTO projects (id, account_id, name) VALUES ($1, $2, 'bench')`, [projectId, tenant.accountId]);
-      await client.query(
-        `INSERT INTO agent_configs (id, account_id, project_id, agent, version, answers) VALUES ($1, $2, $3, 'writer', 1, '{"length":"short","tone":"plain","language":"en"}')`,
-        [randomUUID(), tenant.accountId, projectId],
-      );
-    }
+    const tenant = await createTenant(client, PROJECTS);
+    const other = await createTenant(client, 1);
 
     console.log(`Baseline: ${JOBS} jobs through ${WORKERS} bare pg clients...`);
     const base = await baseline(db.url, tenant, JOBS);
@@ -205,6 +218,21 @@ async function main() {
       [tenant.accountId],
     );
     const bulkLatencies = bulkLat.map((r) => Number(r.ms));
+
+    console.log(`Fairness: account A queues ${BACKLOG} jobs at once; account B queues ${FAIR_JOBS}, one every ${Math.round(1000 / RATE)} ms meanwhile...`);
+    await insertJobs(client, tenant, BACKLOG, 'write_article', 'backlog');
+    for (let i = 0; i < FAIR_JOBS; i++) {
+      await insertJobs(client, other, 1, 'write_article', `fair${i}`, i);
+      await sleep(1000 / RATE);
+    }
+    await waitAllDone(client, other, 'write_article', 'fair%', FAIR_JOBS, workers);
+    const { rows: [{ waiting }] } = await client.query(`SELECT count(*)::int AS waiting FROM jobs WHERE account_id = $1 AND status = 'queued' AND args->>'brief' LIKE 'backlog %'`, [tenant.accountId]);
+    await waitAllDone(client, tenant, 'write_article', 'backlog', BACKLOG, workers);
+    const { rows: fairLat } = await client.query(
+      `SELECT extract(epoch FROM started_at - created_at) * 1000 AS ms FROM jobs WHERE account_id = $1 AND args->>'brief' LIKE 'fair%' ORDER BY 1`,
+      [other.accountId],
+    );
+    const fairLatencies = fairLat.map((r) => Number(r.ms));
     await client.end();
 
     const jobsPerSecond = JOBS / bulkSeconds;
@@ -217,6 +245,14 @@ async function main() {
       projects: PROJECTS,
       throughput: { jobsPerSecond: +jobsPerSecond.toFixed(1), seconds: +bulkSeconds.toFixed(2), exactlyOnce: bulkOnce.exactlyOnce, queueWaitP50Ms: +pct(bulkLatencies, 50).toFixed(1) },
       claimLatency: { ratePerSecond: RATE, p50Ms: +pct(latencies, 50).toFixed(1), p99Ms: +pct(latencies, 99).toFixed(1), maxMs: +latencies[latencies.length - 1].toFixed(1), exactlyOnce: pacedOnce.exactlyOnce },
+      fairness: {
+        backlog: BACKLOG,
+        p50Ms: +pct(fairLatencies, 50).toFixed(1),
+        maxMs: +fairLatencies[fairLatencies.length - 1].toFixed(1),
+        ratioToNoBacklog: +(pct(fairLatencies, 50) / Math.max(pct(latencies, 50), 0.1)).toFixed(2),
+        fifoWouldWaitMs: Math.round((BACKLOG / jobsPerSecond) * 1000),
+        backlogStillQueuedAfterB: waiting,
+      },
       baseline: { jobsPerSecond: +base.jobsPerSecond.toFixed(1) },
       ratioToBaseline: +(jobsPerSecond / base.jobsPerSecond).toFixed(3),
     };
@@ -228,9 +264,14 @@ async function main() {
     console.table({
       [`claim latency at ${RATE} jobs/s`]: { 'p50 ms': result.claimLatency.p50Ms, 'p99 ms': result.claimLatency.p99Ms, 'max ms': result.claimLatency.maxMs },
     });
+    console.table({
+      [`account B's claim latency while A's ${BACKLOG} jobs drain`]: { 'p50 ms': result.fairness.p50Ms, 'max ms': result.fairness.maxMs, 'ratio to no backlog': result.fairness.ratioToNoBacklog, 'FIFO would wait ms': result.fairness.fifoWouldWaitMs, "A's jobs still queued after B's": waiting },
+    });
     console.log(`Exactly once: throughput phase ${JSON.stringify(bulkOnce)}; latency phase ${JSON.stringify(pacedOnce)}`);
-    const met = result.throughput.exactlyOnce && result.claimLatency.exactlyOnce && result.claimLatency.p50Ms <= TARGET_P50_MS;
-    console.log(`Target (all done exactly once; claim latency p50 ≤ ${TARGET_P50_MS} ms): ${met ? 'met' : 'MISSED'}`);
+    // Fair: every one of B's jobs was claimed while A still had jobs queued, none waited behind the backlog.
+    const fair = waiting > 0 && result.fairness.maxMs < result.fairness.fifoWouldWaitMs / 4;
+    const met = result.throughput.exactlyOnce && result.claimLatency.exactlyOnce && result.claimLatency.p50Ms <= TARGET_P50_MS && fair;
+    console.log(`Target (all done exactly once; claim latency p50 ≤ ${TARGET_P50_MS} ms; B never waits behind A's backlog): ${met ? 'met' : 'MISSED'}`);
 
     const latest = join(RESULTS, 'latest.json');
     const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
