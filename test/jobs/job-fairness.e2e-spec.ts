@@ -59,6 +59,29 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
     expect(await queuedOf(db.url, tenant.accountId)).toBe(3);
   });
 
+  it('a waiting call whose job ends while its LISTEN connection is cut still answers (the end announced to nobody)', async () => {
+    // No worker anywhere on this database: the test ends the job itself, with no NOTIFY.
+    const api = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api', SYNC_BUDGET_MS: '120000' });
+    try {
+      const tenant = await configuredTenant(api);
+      const call = callTool(api, tenant.key, 'write_article', { brief: 'Ended while nobody listens' });
+      const jobId = await eventually(
+        () => withClient(db.url, async (c) => (await c.query(`SELECT id FROM jobs WHERE account_id = $1`, [tenant.accountId])).rows[0]?.id as string | undefined),
+        (id) => id !== undefined,
+      );
+      await withClient(db.url, async (c) => {
+        await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'reblog-mcp-listen'`);
+        await c.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE id = $1`, [jobId]);
+      });
+      // Answered from the read after the reconnect (or the slow safety read), not left to the 120 s budget.
+      const answer = await call;
+      expect(answer.isError).toBe(true);
+      expect(toolJson(answer).error.message).toMatch(/cancelled/);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('the variables are validated at boot, naming the variable', () => {
     for (const name of ['JOBS_MAX_QUEUED_PER_ACCOUNT', 'JOBS_MAX_RUNNING_PER_ACCOUNT']) {
       for (const value of ['0', '-1', 'many', '2.5']) {
