@@ -1,4 +1,4 @@
-import { REDACTED, redactSecrets } from './log-redaction.js';
+import { REDACTED, redactingLogOptions, redactSecrets, redactUrl } from './log-redaction.js';
 
 describe('redactSecrets', () => {
   it('replaces credential headers, whatever their case, and keeps the others', () => {
@@ -29,5 +29,13 @@ describe('redactSecrets', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
     expect(() => redactSecrets(cyclic)).not.toThrow();
+  });
+
+  it('masks credential-like query parameters in a URL and in the request the logs bind', () => {
+    expect(redactUrl('/media/x?access_token=abc&size=2&api_key=k#top')).toBe(`/media/x?access_token=${REDACTED}&size=2&api_key=${REDACTED}#top`);
+    expect(redactUrl('/admin/v1/accounts?limit=5')).toBe('/admin/v1/accounts?limit=5');
+    const req = redactingLogOptions.serializers.req({ url: '/mcp?token=t0ken', query: { token: 't0ken', page: '1' }, headers: { authorization: 'Bearer t0ken' } });
+    expect(JSON.stringify(req)).not.toContain('t0ken');
+    expect(req.query).toEqual({ token: REDACTED, page: '1' });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * What never reaches a log line: credentials in headers (`Authorization`, `Cookie`, `Set-Cookie`,
- * any `*token*`, `*secret*`, `*password*` or `*api-key*` name) and in logged objects, and anything
+ * any `*token*`, `*secret*`, `*password*` or `*api-key*` name), in query parameters and in logged
+ * objects, and anything
  * shaped like one of our secrets (`rbk_`, `rbg_`, `rba_`) wherever it stands in a string.
  *
  * Applied by the pino serializers of the request and the response (nestjs-pino binds the request to
@@ -21,10 +22,20 @@ export function redactSecrets<T>(value: T, depth = 0): T {
   return copy as T;
 }
 
+/** `url` with the values of credential-like query parameters (`?access_token=…`) replaced. */
+export function redactUrl(url: string): string {
+  return redactSecrets(url).replace(/([?&])([^=&#]*)=([^&#]*)/g, (param: string, sep: string, name: string) => (SECRET_NAME.test(name) ? `${sep}${name}=${REDACTED}` : param));
+}
+
 /** pino options that apply {@link redactSecrets} to the request, the response and every logged object. */
 export const redactingLogOptions = {
   serializers: {
-    req: (req: { headers?: unknown }) => ({ ...req, headers: redactSecrets(req.headers) }),
+    req: (req: { headers?: unknown; url?: unknown; query?: unknown }) => ({
+      ...req,
+      ...(typeof req.url === 'string' ? { url: redactUrl(req.url) } : {}),
+      query: redactSecrets(req.query),
+      headers: redactSecrets(req.headers),
+    }),
     res: (res: { headers?: unknown }) => ({ ...res, headers: redactSecrets(res.headers) }),
   },
   formatters: { log: (object: Record<string, unknown>) => redactSecrets(object) },
