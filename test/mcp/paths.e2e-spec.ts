@@ -66,4 +66,13 @@ describe('paths are matched exactly', () => {
     expect((await t.http.get('/.well-known/oauth-protected-resource')).status).toBe(200);
     expect((await t.http.get('/admin/v1/openapi.json')).status).toBe(200);
   });
+
+  it('the docs UI and every script and stylesheet it names still load', async () => {
+    const docs = await t.http.get('/admin/v1/docs').redirects(1);
+    expect(docs.status).toBe(200);
+    const page = new URL(docs.redirects.at(-1) ?? `${t.baseUrl}/admin/v1/docs`);
+    const assets = [...docs.text.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => new URL(m[1], page).pathname);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) expect({ asset, status: (await t.http.get(asset)).status }).toEqual({ asset, status: 200 });
+  });
 });
