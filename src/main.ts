@@ -49,12 +49,40 @@ async function main(): Promise<void> {
     await embedded?.stop().catch(() => undefined);
     process.exit(code);
   };
+  // Drain on SIGTERM/SIGINT (see drainAndClose): readiness goes false, after a grace new requests get 503,
+  // in-flight ones finish, the activity log is flushed, then exit 0. No grace for Ctrl-C (no gateway to
+  // tell); a second Ctrl-C stops at once. Installed as soon as the server listens, before it says it is
+  // ready: a SIGTERM sent on the ready line (as a supervisor or a test may) drains too.
+  let stopping = false;
+  const drainOnSignals = (running: NestExpressApplication) => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.on(signal, () => {
+        if (stopping) {
+          if (signal === 'SIGINT') void stop(130);
+          return;
+        }
+        stopping = true;
+        const graceMs = signal === 'SIGTERM' ? config.shutdownGraceMs : 0;
+        drainAndClose(running, { graceMs, timeoutMs: config.shutdownTimeoutMs, log: say }).then(
+          () => {
+            app = undefined; // closed already
+            return stop(0);
+          },
+          (err: Error) => {
+            process.stderr.write(`Shutdown failed: ${err.stack ?? err.message}\n`);
+            void stop(1);
+          },
+        );
+      });
+    }
+  };
   try {
     await (embedded ? checkDatabase(databaseUrl) : externalChecked);
     if (config.migrationsRun) await migrate(databaseUrl);
     const admin = resolveAdminToken(config);
     app = await createApp({ config, databaseUrl, adminToken: admin.token });
     await app.listen(config.port, config.host);
+    drainOnSignals(app);
 
     const demo = config.seedDemo ? await app.get(DemoSeed).seedIfEmpty() : null;
     const mcpUrl = `${config.publicUrl}/mcp`;
@@ -73,30 +101,6 @@ async function main(): Promise<void> {
     await stop(1);
   }
 
-  // Drain on SIGTERM/SIGINT (see drainAndClose): readiness goes false, after a grace new requests get 503,
-  // in-flight ones finish, the activity log is flushed, then exit 0. No grace for Ctrl-C (no gateway to
-  // tell); a second Ctrl-C stops at once.
-  let stopping = false;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (stopping) {
-        if (signal === 'SIGINT') void stop(130);
-        return;
-      }
-      stopping = true;
-      const graceMs = signal === 'SIGTERM' ? config.shutdownGraceMs : 0;
-      drainAndClose(app!, { graceMs, timeoutMs: config.shutdownTimeoutMs, log: say }).then(
-        () => {
-          app = undefined; // closed already
-          return stop(0);
-        },
-        (err: Error) => {
-          process.stderr.write(`Shutdown failed: ${err.stack ?? err.message}\n`);
-          void stop(1);
-        },
-      );
-    });
-  }
 }
 
 function embeddedDir(config: AppConfig): string {
