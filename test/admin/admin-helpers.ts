@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { admin } from '../support/fixtures.js';
 import type { TestApp } from '../support/test-app.js';
+export { ISO, MISSING_ID, UUID } from '../support/fixtures.js';
 
 /** A timestamp as JSON carries it: ISO-8601 in UTC with milliseconds. */
-export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A well-formed UUID that no row has. */
-export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 /** Sends a request with the admin token (or `token`, or none when null) and returns the raw answer. */
 export function call(t: TestApp, method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: unknown, token: string | null = t.adminToken): Promise<Response> {

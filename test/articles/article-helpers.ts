@@ -2,9 +2,9 @@ import { DataSource } from 'typeorm';
 import { admin, type Role, type Scope } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
+export { MISSING_ID } from '../support/fixtures.js';
 
 /** A well-formed UUID that names nothing. */
-export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 /** What a raw `tools/call` answered: the HTTP status, and either the tool's JSON or the JSON-RPC error. */
 export interface CallOutcome {

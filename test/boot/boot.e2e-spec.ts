@@ -1,9 +1,9 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../support/net.js';
 
 /**
  * The built server as a person runs it: `node dist/src/main.js` in its own process, on its own
@@ -79,16 +79,6 @@ function start(env: Record<string, string>): Server {
 
 const running = new Set<ChildProcess>();
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it after a kill -9) does not. */
 function alive(pid: number): boolean {

@@ -16,11 +16,9 @@ import { loadConfig } from '../../src/config/config.js';
 import { McpTool, type McpToolHandler, type ToolContext } from '../../src/mcp/mcp-tool.decorator.js';
 import { admin, type Role, type Scope } from '../support/fixtures.js';
 import type { TestApp } from '../support/test-app.js';
+export { ISO, MISSING_ID, UUID } from '../support/fixtures.js';
 
 /** A well-formed UUID that names nothing. */
-export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Tools by the scope and lowest role the contract gives them (spec/mcp.md "Who calls"). */
 export const TOOL_TABLE: Record<string, { scope: Scope; role: Role; projectScoped: boolean }> = {

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { TestApp } from './test-app.js';
 
+/** An id that names nothing: a well-formed UUID v4 no row has. */
+export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A time as the API writes it: ISO-8601 UTC with milliseconds. */
+export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export type Role = 'viewer' | 'editor' | 'owner';
 export type Scope = 'read' | 'write' | 'generate' | 'delete';
 

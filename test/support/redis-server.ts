@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './net.js';
 
 /** A real `redis-server` on a free loopback port, in memory only. */
 export interface RedisServer {
@@ -42,15 +42,4 @@ export async function startRedis(): Promise<RedisServer> {
   };
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, stop, restart: start };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
