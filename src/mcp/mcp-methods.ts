@@ -18,8 +18,8 @@ export interface MethodCall {
   params: unknown;
   signal: AbortSignal;
   progress: (fraction: number, message?: string) => void;
-  /** Names the request across instances (its session and JSON-RPC id), for `notifications/cancelled`. */
-  requestKey: string;
+  /** Names the request across instances (its session and JSON-RPC id), for `notifications/cancelled`; none outside a session. */
+  requestKey?: string;
 }
 
 /** A notification from the client (no answer but 202). */
@@ -117,7 +117,7 @@ export class McpMethods {
     const requestId = params !== null && typeof params === 'object' ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
     if (sessionId === null) {
-      this.log.log(`notifications/cancelled for request ${JSON.stringify(requestId)} without Mcp-Session-Id ignored: it cannot tell which client's call it means`);
+      this.log.debug(`notifications/cancelled for request ${JSON.stringify(requestId)} without Mcp-Session-Id ignored: it cannot tell which client's call it means`);
       return;
     }
     await this.cancellation.cancel(principal, requestKey(sessionId, requestId));

@@ -50,8 +50,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress (0..1) to a client that asked for it; a no-op otherwise. */
   progress(fraction: number, message?: string): void;
-  /** Names this request across instances (session and JSON-RPC id), so `notifications/cancelled` can find its work. */
-  requestKey: string;
+  /**
+   * Names this request across instances (session and JSON-RPC id), so `notifications/cancelled` can
+   * find its work; undefined outside a session, where nothing can cancel it that way.
+   */
+  requestKey?: string;
 }
 
 /** An MCP content block (text, image, audio, resource...). */

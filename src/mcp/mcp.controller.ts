@@ -61,7 +61,8 @@ export class McpController {
       params: message.params,
       signal: abort.signal,
       progress: state.stream?.report ?? (() => undefined),
-      requestKey: requestKey(state.sessionId, state.id),
+      // Only a session's requests can be cancelled by notifications/cancelled (see McpMethods).
+      requestKey: state.sessionId ? requestKey(state.sessionId, state.id) : undefined,
     });
     return this.responder.send(req, res, 200, resultBody(state.id, out.result), { method, tool: out.tool, projectId: out.projectId, outcome: out.outcome ?? 'ok' }, out.headers);
   }

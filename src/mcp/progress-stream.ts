@@ -54,7 +54,7 @@ export function progressStreamFor(req: McpRequest, res: Response, params: unknow
   return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept) ? new ProgressStream(res, token) : undefined;
 }
 
-/** Names an in-flight request across instances: its session (or none) and its JSON-RPC id. */
-export function requestKey(sessionId: string | null | undefined, id: unknown): string {
-  return `${sessionId ?? '-'}:${JSON.stringify(id)}`;
+/** Names an in-flight request of a session across instances: the session and its JSON-RPC id. */
+export function requestKey(sessionId: string, id: unknown): string {
+  return `${sessionId}:${JSON.stringify(id)}`;
 }

@@ -12,7 +12,7 @@ export interface ToolCallInput {
   params: unknown;
   signal: AbortSignal;
   progress: (fraction: number, message?: string) => void;
-  requestKey: string;
+  requestKey?: string;
 }
 
 export interface ToolCallOutput {

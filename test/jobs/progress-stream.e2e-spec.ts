@@ -171,7 +171,8 @@ describe('progress over SSE, and notifications/cancelled', () => {
     const note = await rpc(t, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same-id' } });
     expect(note.status).toBe(202);
     // The cancellation is handled before the 202: neither job was touched.
-    for (const job of running) await expect(jobRow(db.url, job.id)).resolves.toMatchObject({ status: 'running', cancel_requested: false });
+    // Nothing names them for a cancellation: no request key is stored, nor looked up for them.
+    for (const job of running) await expect(jobRow(db.url, job.id)).resolves.toMatchObject({ status: 'running', cancel_requested: false, request_key: null });
     for (const answer of await Promise.all(pending)) expect(toolJson(answer.body.result)).toMatchObject({ status: 'succeeded' });
   });
 
