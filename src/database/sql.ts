@@ -1,0 +1,85 @@
+import pg from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * One SQL statement of a repository: its text, with the types of the parameters it takes (`P`) and
+ * of the rows it answers (`R`). Only repositories (`*.repository.ts`) declare statements; services
+ * call the repositories' methods and hold the transaction scope.
+ */
+export interface Sql<P extends readonly unknown[], R> {
+  /** `<aggregate>.<statement>`, e.g. `articles.find_by_id`: the snapshot file and the prepared statement's name. */
+  readonly name: string;
+  readonly text: string;
+  /** Prepared once per connection under its name when run on a pg pool of a repository's own. */
+  readonly prepared: boolean;
+  /** Carries the types only; never set. */
+  readonly types?: (params: P) => R;
+}
+
+/**
+ * Where a statement runs: TypeORM's pool (the DataSource), a transaction (its EntityManager), or a
+ * pg pool (or one of its clients) that a repository opened for itself.
+ */
+export type Queryable = DataSource | EntityManager | pg.Pool | pg.PoolClient;
+
+export interface SqlOptions {
+  /**
+   * A statement on a hot path: its text is kept in `src/queries/<aggregate>.sql` for review, and a
+   * test fails when the two differ (`UPDATE_QUERY_SNAPSHOTS=1 npx jest src/database/queries` rewrites them).
+   */
+  hot?: boolean;
+  /** Name it for the server to prepare once per connection (pg pools only; TypeORM cannot name a statement). */
+  prepared?: boolean;
+}
+
+const hotStatements = new Map<string, string>();
+
+/** Declares a statement. `P` types its `$1…$n`, `R` the rows it answers. */
+export function sql<P extends readonly unknown[] = [], R = never>(name: string, text: string, options: SqlOptions = {}): Sql<P, R> {
+  if (options.hot) {
+    const known = hotStatements.get(name);
+    if (known !== undefined && known !== text) throw new Error(`Two hot statements are named "${name}".`);
+    hotStatements.set(name, text);
+  }
+  return { name, text, prepared: options.prepared ?? false };
+}
+
+/** The hot statements declared so far (by the repositories imported), by name. */
+export function declaredHotStatements(): ReadonlyMap<string, string> {
+  return hotStatements;
+}
+
+export interface SqlResult<R> {
+  rows: R[];
+  /** Rows the statement affected (UPDATE, DELETE, INSERT) or answered. */
+  count: number;
+}
+
+/** Runs a statement and answers its rows and affected count, whatever it runs on. */
+export async function run<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
+  const values = params as unknown as unknown[];
+  if (db instanceof pg.Pool || db instanceof pg.Client) {
+    const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(statement.prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values });
+    return { rows: result.rows, count: result.rowCount ?? result.rows.length };
+  }
+  const raw: unknown = await db.query(statement.text, values);
+  // TypeORM answers an UPDATE or a DELETE as [rows, affected], anything else as its rows.
+  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') return { rows: raw[0] as R[], count: raw[1] };
+  const rows = (Array.isArray(raw) ? raw : []) as R[];
+  return { rows, count: rows.length };
+}
+
+/** The rows a statement answers. */
+export async function rows<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<R[]> {
+  return (await run(db, statement, params)).rows;
+}
+
+/** The first row a statement answers, or null. */
+export async function row<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<R | null> {
+  return (await run(db, statement, params)).rows[0] ?? null;
+}
+
+/** How many rows a statement affected. */
+export async function affected<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<number> {
+  return (await run(db, statement, params)).count;
+}
