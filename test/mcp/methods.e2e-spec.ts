@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { createTenant, MISSING_ID, type Tenant } from '../support/fixtures.js';
+import { connectClient, initSession, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectToolError, expectToolResult, initSession, MISSING_ID, outputValidator, seedArticle } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult, outputValidator, seedArticle } from './mcp-e2e-helpers.js';
 
 // The seed page "Methods" and spec/mcp.md "Methods", with the page's own JSON examples.
 const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;

@@ -3,9 +3,8 @@ import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { SessionsService } from '../../src/mcp/sessions.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
-import { rpc } from '../support/mcp-client.js';
+import { initSession, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { initSession } from './mcp-e2e-helpers.js';
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 const inSession = (sessionId: string) => ({ 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' });

@@ -1,8 +1,8 @@
 import { PRINCIPAL_TTL_MS } from '../../src/auth/principal.resolver.js';
+import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
 import { admin, createTenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { createDatabase, eventually, withClient } from '../jobs/job-helpers.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * What one instance changes reaches the caches of the others at once (through PostgreSQL
@@ -12,20 +12,16 @@ import { createDatabase, eventually, withClient } from '../jobs/job-helpers.js';
 const SOON = 1_000;
 
 describe('cache invalidation across instances', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
     db = await createDatabase();
-    a = await startTestApp({ DATABASE_URL: db.url });
-    b = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+    a = await db.app();
+    b = await db.app({ ROLE: 'api' });
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   const list = (t: TestApp, key: string, headers: Record<string, string> = {}) => rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
   const toolNames = (res: { body: any }) => (res.body.result.tools as { name: string }[]).map((tool) => tool.name);
