@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MAX_CACHED_PRINCIPALS, PrincipalResolver } from '../../src/auth/principal.resolver.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../../src/database/notifications.service.js';
-import { createDatabase, type TestDatabase } from '../support/database.js';
+import { startInstances, type TestDatabase } from '../support/database.js';
 import { admin, createTenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
@@ -54,9 +54,7 @@ describe('principal cache', () => {
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createDatabase();
-    a = await db.app();
-    b = await db.app({ ROLE: 'api' });
+    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 

@@ -1,7 +1,7 @@
 import { loadConfig, ConfigError } from '../../src/config/config.js';
 import { JobsService } from '../../src/jobs/jobs.service.js';
 import type { TestApp } from '../support/test-app.js';
-import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
+import { createDatabase, eventually, startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { configuredTenant } from '../support/fixtures.js';
 import { callOk, callTool } from '../support/mcp-client.js';
 
@@ -15,10 +15,8 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createDatabase();
     const env = { ROLE: 'api', SYNC_BUDGET_MS: '0', JOBS_MAX_QUEUED_PER_ACCOUNT: '3' };
-    a = await db.app(env);
-    b = await db.app(env);
+    ({ db, apps: [a, b] } = await startInstances(env, env));
   });
   afterAll(() => db?.drop());
 

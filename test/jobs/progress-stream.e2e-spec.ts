@@ -1,7 +1,7 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { createDatabase, eventually, jobRow, withClient, type TestDatabase } from '../support/database.js';
 import { admin, configuredTenant } from '../support/fixtures.js';
-import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
+import { connectClient, initSession, rpc, sessionHeaders, toolJson } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
 /** Splits an SSE body into the JSON of its `data:` lines, event by event. */
@@ -113,9 +113,8 @@ describe('progress over SSE, and notifications/cancelled', () => {
     const other = await db.app({ ROLE: 'api' });
     try {
       const tenant = await configuredTenant(t);
-      const init = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-      const session = init.headers['mcp-session-id'];
-      const headers = { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' };
+      const { sessionId: session } = await initSession(t, tenant.key);
+      const headers = sessionHeaders(session);
       const pending = rpc(t, tenant.key, { jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'Cancel me' } } }, headers).then((r) => r); // sent now
       const [job] = await eventually(
         () => callJobs(tenant.key),
@@ -184,8 +183,7 @@ describe('progress over SSE, and notifications/cancelled', () => {
     });
 
     async function session(key: string) {
-      const init = await rpc(t, key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-      return { 'Mcp-Session-Id': init.headers['mcp-session-id'], 'MCP-Protocol-Version': '2025-06-18' };
+      return sessionHeaders((await initSession(t, key)).sessionId);
     }
     const writeCall = (id: string, brief: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief } } });
     const articleCount = (tenant: { projectIds: string[] }) =>

@@ -1,5 +1,5 @@
 import { activity, admin, ISO, MISSING_ID, newAccountWithProjects, newKey, UUID, withRole } from '../support/fixtures.js';
-import { call, connectClient, initSession, rpc } from '../support/mcp-client.js';
+import { call, connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // The seed page ("clientInfo ... is recorded in the account owner's activity log") and spec/mcp.md
@@ -23,7 +23,7 @@ describe('/mcp activity log', () => {
   it('initialize records clientInfo (outcome ok, method initialize) and every later call of the session carries it', async () => {
     const { accountId, projectIds, key, keyId } = await setup();
     const { sessionId } = await initSession(t, key, '2025-06-18', { name: 'my-agent', version: '1.0.0' });
-    const headers = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders(sessionId);
     await rpc(t, key, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     await rpc(t, key, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
     await rpc(t, key, call(3, 'list_articles', { project_id: projectIds[0] }), headers);

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { eventually } from '../support/database.js';
 import { activity, createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { connectClient, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -255,7 +255,7 @@ describe('rate limit shared through Redis by two instances', () => {
     const fresh = await createTenant(a);
     const client = await connectClient(a, fresh.key);
     const sessionId = (client.transport as { sessionId?: string }).sessionId!;
-    const headers = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders(sessionId);
     const lists = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(i % 2 ? a : b, fresh.key, { jsonrpc: '2.0', id: i, method: 'tools/list' }, headers)));
     expect(lists.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 429]);
     await client.close();

@@ -1,7 +1,7 @@
 import { PRINCIPAL_TTL_MS } from '../../src/auth/principal.resolver.js';
-import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
+import { eventually, startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { admin, createTenant } from '../support/fixtures.js';
-import { rpc } from '../support/mcp-client.js';
+import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
 /**
@@ -17,9 +17,7 @@ describe('cache invalidation across instances', () => {
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createDatabase();
-    a = await db.app();
-    b = await db.app({ ROLE: 'api' });
+    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 
@@ -45,8 +43,7 @@ describe('cache invalidation across instances', () => {
 
   it('a session ended on one instance is unknown to the other at once', async () => {
     const tenant = await createTenant(a);
-    const init = await rpc(a, tenant.key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    const headers = { 'Mcp-Session-Id': init.headers['mcp-session-id'], 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders((await initSession(a, tenant.key)).sessionId);
     expect((await list(b, tenant.key, headers)).status).toBe(200); // now cached by b
     const ended = await a.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(headers);
     expect(ended.status).toBe(204);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { createDatabase, eventually, jobRow, withClient, type TestDatabase } from '../support/database.js';
 import { admin, configuredTenant, createTenant } from '../support/fixtures.js';
-import { callOk, rpc } from '../support/mcp-client.js';
+import { callOk, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 
@@ -40,11 +40,10 @@ describe('several instances behind a gateway', () => {
   it('serves a session created on one instance from the other, and ends it for both', async () => {
     const tenant = await createTenant(api1);
     const post = (p: ServerProcess, body: object, headers: Record<string, string> = {}) => rpc(p, tenant.key, body, headers);
-    const init = await post(api1, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'scale-client', version: '2.0' } } });
+    const { sessionId: session, res: init } = await initSession(api1, tenant.key, '2025-06-18', { name: 'scale-client', version: '2.0' });
     expect(init.status).toBe(200);
-    const session = init.headers['mcp-session-id'];
     expect(session).toEqual(expect.any(String));
-    const headers = { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders(session);
     const list = await post(api2, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
     expect(list.status).toBe(200);
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toContain('list_projects');

@@ -44,6 +44,22 @@ export async function createDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * Instances of the app sharing a database of their own, one per `envs` (started in order), as
+ * several replicas behind a gateway share one PostgreSQL; `db.drop()` closes them all.
+ */
+export async function startInstances(...envs: Record<string, string>[]): Promise<{ db: TestDatabase; apps: TestApp[] }> {
+  const db = await createDatabase();
+  const apps: TestApp[] = [];
+  try {
+    for (const env of envs) apps.push(await db.app(env));
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  return { db, apps };
+}
+
 /** Runs `fn` on a connection of its own to `url`, closed after. */
 export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });

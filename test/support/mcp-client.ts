@@ -78,6 +78,11 @@ export async function initSession(t: Pick<TestApp, 'http'>, token: string, proto
   return { sessionId: res.headers['mcp-session-id'] as string, res };
 }
 
+/** The headers of a request in session `sessionId` at `protocolVersion`. */
+export function sessionHeaders(sessionId: string, protocolVersion = '2025-06-18'): Record<string, string> {
+  return { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': protocolVersion };
+}
+
 /** A tools/call request body. */
 export function call(id: number | string, name: string, args?: unknown) {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: args === undefined ? { name } : { name, arguments: args } };
