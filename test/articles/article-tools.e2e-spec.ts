@@ -1,17 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ArticlesService } from '../../src/articles/articles.service.js';
 import { DomainError } from '../../src/common/domain-error.js';
-import { createTenant, newKey, type Tenant, withRole } from '../support/fixtures.js';
+import { createTenant, ISO, MISSING_ID, newKey, type Tenant, withRole } from '../support/fixtures.js';
 import { callError, callOk, callTool, connectClient, rpc, toolJson } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { sql } from './article-helpers.js';
 
-const MISSING = '00000000-0000-4000-8000-000000000000';
 const HANDLE_RULE = 'Invalid value for "handle": must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post").';
 function DATE_RULE(name: string): string {
   return `Invalid value for "${name}": must be an ISO-8601 date-time with a time zone, such as "2026-01-31T09:00:00Z".`;
 }
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('article write tools', () => {
   let t: TestApp;
@@ -155,14 +153,14 @@ describe('article write tools', () => {
       ['a handle over 120 characters', 'create_article', { title: 'T', handle: 'a'.repeat(121) }, 'Invalid value for "handle": must be at most 120 characters long.'],
       ['an undeclared argument', 'create_article', { title: 'T', author: 'me' }, 'Unexpected argument "author": this tool does not take it.'],
       ['an excerpt over 2000 characters', 'create_article', { title: 'T', excerpt: 'e'.repeat(2001) }, 'Invalid value for "excerpt": must be at most 2000 characters long.'],
-      ['update without a version', 'update_article', { id: MISSING, title: 'T' }, 'Missing required argument "version".'],
-      ['update with version 0', 'update_article', { id: MISSING, version: 0, title: 'T' }, 'Invalid value for "version": must be >= 1.'],
-      ['update with a fractional version', 'update_article', { id: MISSING, version: 1.5, title: 'T' }, 'Invalid value for "version": expected an integer.'],
-      ['update with a title over 300', 'update_article', { id: MISSING, version: 1, title: 'x'.repeat(301) }, 'Invalid value for "title": must be at most 300 characters long.'],
-      ['update with a bad handle', 'update_article', { id: MISSING, version: 1, handle: 'No Way' }, HANDLE_RULE],
-      ['update with 21 tags', 'update_article', { id: MISSING, version: 1, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 items.'],
-      ['update with nothing to change', 'update_article', { id: MISSING, version: 1 }, 'Nothing to update: give at least one of title, body, handle, excerpt or tags.'],
-      ['publish with an invalid date', 'publish_article', { id: MISSING, published_at: '31/01/2026' }, DATE_RULE('published_at')],
+      ['update without a version', 'update_article', { id: MISSING_ID, title: 'T' }, 'Missing required argument "version".'],
+      ['update with version 0', 'update_article', { id: MISSING_ID, version: 0, title: 'T' }, 'Invalid value for "version": must be >= 1.'],
+      ['update with a fractional version', 'update_article', { id: MISSING_ID, version: 1.5, title: 'T' }, 'Invalid value for "version": expected an integer.'],
+      ['update with a title over 300', 'update_article', { id: MISSING_ID, version: 1, title: 'x'.repeat(301) }, 'Invalid value for "title": must be at most 300 characters long.'],
+      ['update with a bad handle', 'update_article', { id: MISSING_ID, version: 1, handle: 'No Way' }, HANDLE_RULE],
+      ['update with 21 tags', 'update_article', { id: MISSING_ID, version: 1, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 items.'],
+      ['update with nothing to change', 'update_article', { id: MISSING_ID, version: 1 }, 'Nothing to update: give at least one of title, body, handle, excerpt or tags.'],
+      ['publish with an invalid date', 'publish_article', { id: MISSING_ID, published_at: '31/01/2026' }, DATE_RULE('published_at')],
       ['publish without an id', 'publish_article', {}, 'Missing required argument "id".'],
       ['delete without an id', 'delete_article', {}, 'Missing required argument "id".'],
     ];

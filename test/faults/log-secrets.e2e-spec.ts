@@ -1,5 +1,5 @@
 import { createDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { admin, createTenant, MISSING_ID, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import type { ServerProcess } from '../support/server-process.js';
 
@@ -54,7 +54,7 @@ describe('no secret in the logs of a failing request', () => {
   it('/media: a 500 is logged without the API key, in the header or the query string', async () => {
     await without('media', async () => {
       // The key in the query string too (ignored for authentication, but it stands in the logged URL).
-      const res = await server.http.get(`/media/00000000-0000-4000-8000-000000000000?access_token=${tenant.key}&api_key=${tenant.key}`).set('Authorization', `Bearer ${tenant.key}`).set('Cookie', COOKIE).set(SECRET_HEADERS);
+      const res = await server.http.get(`/media/${MISSING_ID}?access_token=${tenant.key}&api_key=${tenant.key}`).set('Authorization', `Bearer ${tenant.key}`).set('Cookie', COOKIE).set(SECRET_HEADERS);
       expect(res.status).toBe(500);
     });
     await server.waitFor(missing('media'), 10_000);

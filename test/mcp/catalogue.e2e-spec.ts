@@ -1,4 +1,4 @@
-import { activity, admin, createTenant, newAccountWithProjects, newKey, type Role, type Scope } from '../support/fixtures.js';
+import { activity, admin, createTenant, MISSING_ID, newAccountWithProjects, newKey, type Role, type Scope } from '../support/fixtures.js';
 import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectToolError, expectToolResult, startFixtureApp, TOOL_TABLE } from './mcp-e2e-helpers.js';
@@ -147,7 +147,7 @@ describe('/mcp catalogue', () => {
         { project_id: projectIds[1], role: 'editor' },
       ]);
       expect(await names(t, key)).toContain('delete_article');
-      const res = await rpc(t, key, call(7, 'delete_article', { project_id: projectIds[1], id: '00000000-0000-4000-8000-000000000000' }));
+      const res = await rpc(t, key, call(7, 'delete_article', { project_id: projectIds[1], id: MISSING_ID }));
       const error = expectToolError(res.body.result, 'forbidden');
       expect(error.message).toContain(projectIds[0]);
       expect(error.message).not.toContain(projectIds[1]);

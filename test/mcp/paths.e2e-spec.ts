@@ -1,4 +1,4 @@
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { admin, createTenant, MISSING_ID, type Tenant } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // Express matches routes case-insensitively and with a trailing slash unless told otherwise; /MCP and
@@ -51,8 +51,8 @@ describe('paths are matched exactly', () => {
     ['post', '/admin/v1/accounts/'],
     ['get', '/HEALTHZ'],
     ['get', '/healthz/'],
-    ['get', '/Media/00000000-0000-4000-8000-000000000000'],
-    ['get', '/media/00000000-0000-4000-8000-000000000000/'],
+    ['get', `/Media/${MISSING_ID}`],
+    ['get', `/media/${MISSING_ID}/`],
     ['get', '/.well-known/OAuth-Protected-Resource'],
   ] as const)('%s %s is 404', async (method, path) => {
     const res = await t.http[method](path.replace(':account', accountId)).set('Authorization', `Bearer ${t.adminToken}`).send(method === 'post' ? { name: 'x', owner_email: 'x@example.com' } : undefined);
