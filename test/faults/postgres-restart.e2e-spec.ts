@@ -78,7 +78,8 @@ describe('Postgres stopped and restarted under load', () => {
         if (shot.kind !== 'ok') await sleep(50);
       }
     });
-    await sleep(1_000);
+    // Serving under load before the database goes away.
+    await eventually(async () => shots.filter((s) => s.kind === 'ok').length, (n) => n >= 40, 10_000, 20);
     const stoppedAt = Date.now();
     await pg.stop();
     await sleep(4_000);
