@@ -7,9 +7,9 @@ import { startTestApp, type TestApp } from './test-app.js';
 /** A migrated database of a test file's own, and what the file runs on it. */
 export interface TestDatabase {
   url: string;
-  /** A test app on this database (env adds to or overrides DATABASE_URL's); closed by {@link drop}. */
+  /** A test app on this database, with `env` on top; closed by {@link drop}. */
   app(env?: Record<string, string>): Promise<TestApp>;
-  /** A built server process on this database; stopped by {@link drop}. */
+  /** A built server process on this database, with `env` on top; stopped by {@link drop}. */
   server(env?: Record<string, string>): Promise<ServerProcess>;
   /** Closes every app and server started on it (the last first), then drops it. */
   drop(): Promise<void>;
