@@ -15,9 +15,11 @@ const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4A
 // 10 ms of silence: 8 kHz, mono, 16-bit PCM.
 const SILENT_WAV = wav(80).toString('base64');
 
-function fixture(name: string, title: string, description: string): ToolDefinition {
+const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
+
+function fixture(name: string, title: string, description: string): ToolDefinition<typeof NO_ARGUMENTS> {
   // Declared, not derived from the name: the catalogue gives a verb it does not know the hints of a writer.
-  return { name, title, description, input: { type: 'object', properties: {} }, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
+  return { name, title, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
 }
 
 function reply(...content: ContentBlock[]): ToolReply {
