@@ -1,11 +1,9 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Principal, ReachableProject } from '../auth/principal.js';
 import { roleAtLeast, TOOL_NAMES } from '../common/tool-names.js';
-import { APP_CONFIG } from '../config/config.module.js';
-import type { AppConfig } from '../config/config.js';
 import { McpTool, type McpToolHandler, type ObjectSchema, type ToolAnnotations, type ToolDefinition } from './mcp-tool.decorator.js';
 
 /** A discovered tool, compiled once at boot. */
@@ -19,9 +17,6 @@ export interface CatalogueTool {
 
 export const PROJECT_ID_PROPERTY = { type: 'string', description: 'Id of the project to act on; see list_projects' };
 
-/** Names of the conformance suite's fixture tools, registered only when CONFORMANCE_FIXTURES=true. */
-const FIXTURE_PREFIX = 'test_';
-
 /**
  * The tool catalogue: built from the providers marked with {@link McpTool} at boot, checked
  * (unique names, a schema each, every product tool present) and compiled once.
@@ -33,10 +28,7 @@ export class CatalogueService implements OnModuleInit {
   /** `tools/list` results per principal; principals are short-lived cache entries themselves. */
   private readonly listings = new WeakMap<Principal, string>();
 
-  constructor(
-    private readonly discovery: DiscoveryService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly discovery: DiscoveryService) {}
 
   onModuleInit(): void {
     // verbose: errors carry their schema, so a message can list what is allowed.
@@ -55,7 +47,8 @@ export class CatalogueService implements OnModuleInit {
     }
     const missing = TOOL_NAMES.filter((name) => !this.tools.has(name));
     if (missing.length) this.log.warn(`Tools not registered: ${missing.join(', ')}`);
-    if (this.config.conformanceFixtures) this.log.warn('CONFORMANCE_FIXTURES=true: the test fixture tools are registered');
+    const unlisted = [...this.tools.keys()].filter((name) => !(TOOL_NAMES as readonly string[]).includes(name));
+    if (unlisted.length) this.log.warn(`Tools not in TOOL_NAMES (projects cannot disable them): ${unlisted.join(', ')}`);
   }
 
   /** The tool as this principal sees it: undefined when it is not in the principal's catalogue. */
@@ -107,9 +100,6 @@ function check(definition: ToolDefinition | undefined, handler: McpToolHandler, 
   }
   if ('project_id' in definition.input.properties) throw new Error(`The MCP tool "${definition.name}" declares project_id; project routing adds it.`);
   if (typeof handler?.run !== 'function') throw new Error(`The MCP tool "${definition.name}" has no run() method.`);
-  if (!(TOOL_NAMES as readonly string[]).includes(definition.name) && !definition.name.startsWith(FIXTURE_PREFIX)) {
-    throw new Error(`The MCP tool "${definition.name}" is not in TOOL_NAMES (src/common/tool-names.ts).`);
-  }
 }
 
 function annotationsFor(definition: ToolDefinition): ToolAnnotations | undefined {
@@ -117,7 +107,6 @@ function annotationsFor(definition: ToolDefinition): ToolAnnotations | undefined
   const verb = definition.name.split('_')[0];
   if (verb === 'list' || verb === 'get') return { readOnlyHint: true };
   if (verb === 'delete') return { readOnlyHint: false, destructiveHint: true };
-  if (definition.name.startsWith(FIXTURE_PREFIX)) return undefined;
   return { readOnlyHint: false, destructiveHint: false };
 }
 

@@ -1,19 +1,8 @@
-import { Injectable, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import request from 'supertest';
-import { AppModule } from '../../src/app.module.js';
 import { ArticlesService, type NewArticle } from '../../src/articles/articles.service.js';
-import { DomainError } from '../../src/common/domain-error.js';
-import { loadConfig } from '../../src/config/config.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../../src/mcp/mcp-tool.decorator.js';
 import { admin, type Role, type Scope } from '../support/fixtures.js';
 import type { TestApp } from '../support/test-app.js';
 export { ISO, MISSING_ID, UUID } from '../support/fixtures.js';
@@ -164,119 +153,4 @@ export function outputValidator(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
   return ajv;
-}
-
-// ---- Fixture tools, for what no product tool declares yet (number and boolean arguments, a rich body, an owner-only tool). ----
-
-@McpTool({
-  name: 'test_e2e_scalars',
-  title: 'E2E: scalar arguments',
-  description: 'Echoes its arguments; declares one argument of each scalar type.',
-  input: {
-    type: 'object',
-    properties: { s: { type: 'string' }, n: { type: 'number' }, i: { type: 'integer' }, b: { type: 'boolean' } },
-  },
-  scope: 'read',
-  role: 'viewer',
-  projectScoped: false,
-})
-@Injectable()
-export class ScalarsFixtureTool implements McpToolHandler {
-  async run(args: Record<string, unknown>) {
-    return { received: args };
-  }
-}
-
-@McpTool({
-  name: 'test_e2e_rich_body',
-  title: 'E2E: rich body',
-  description: 'Echoes its arguments; accepts undeclared object arguments.',
-  input: { type: 'object', properties: { title: { type: 'string' } }, additionalProperties: true },
-  scope: 'read',
-  role: 'viewer',
-  projectScoped: false,
-  richBody: true,
-})
-@Injectable()
-export class RichBodyFixtureTool implements McpToolHandler {
-  async run(args: Record<string, unknown>) {
-    return { received: args };
-  }
-}
-
-@McpTool({
-  name: 'test_e2e_owner_only',
-  title: 'E2E: owner only',
-  description: 'Answers the project it ran on; needs the owner role.',
-  input: { type: 'object', properties: { note: { type: 'string' } } },
-  scope: 'read',
-  role: 'owner',
-  projectScoped: true,
-})
-@Injectable()
-export class OwnerOnlyFixtureTool implements McpToolHandler {
-  async run(args: Record<string, unknown>, ctx: ToolContext) {
-    return { project_id: ctx.project.id, args };
-  }
-}
-
-@McpTool({
-  name: 'test_e2e_required',
-  title: 'E2E: a required argument',
-  description: 'Echoes its arguments; title is required, count is bounded.',
-  input: { type: 'object', properties: { title: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['title'] },
-  scope: 'read',
-  role: 'viewer',
-  projectScoped: false,
-})
-@Injectable()
-export class RequiredFixtureTool implements McpToolHandler {
-  async run(args: Record<string, unknown>) {
-    return { received: args };
-  }
-}
-
-@McpTool({
-  name: 'test_e2e_crash',
-  title: 'E2E: crash',
-  description: 'Throws an unexpected error, or a domain error when asked.',
-  input: { type: 'object', properties: { domain: { type: 'boolean' } } },
-  scope: 'read',
-  role: 'viewer',
-  projectScoped: false,
-})
-@Injectable()
-export class CrashFixtureTool implements McpToolHandler {
-  async run(args: { domain?: boolean }): Promise<object> {
-    if (args.domain) throw new DomainError('forbidden', 'Refused by the fixture.');
-    throw new Error('fixture crash');
-  }
-}
-
-/**
- * The real app plus the fixture tools, on the test run's Postgres. It serves /mcp only (no JSON
- * body parser for the admin API): create tenants through a regular test app.
- */
-export async function startFixtureApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const adminToken = 'test-admin-' + randomBytes(12).toString('hex');
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: process.env.DATABASE_URL,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'reblog-data-')),
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: 'error',
-    PORT: '0',
-    RATE_LIMIT_PER_SECOND: '100000',
-    ...env,
-  });
-  @Module({
-    imports: [AppModule.forRoot({ config, databaseUrl: config.databaseUrl!, adminToken })],
-    providers: [ScalarsFixtureTool, RichBodyFixtureTool, OwnerOnlyFixtureTool, RequiredFixtureTool, CrashFixtureTool],
-  })
-  class FixtureRoot {}
-  const app = await NestFactory.create<NestExpressApplication>(FixtureRoot, { bodyParser: false, logger: ['error'] });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  const baseUrl = `http://127.0.0.1:${port}`;
-  return { app, config, baseUrl, adminToken, http: request(baseUrl), close: () => app.close() };
 }
