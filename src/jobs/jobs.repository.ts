@@ -4,8 +4,13 @@ import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { openAsyncCommitPool } from '../database/async-commit-pool.js';
 import { rows, row, run, sql, transaction, type Queryable, type Sql } from '../database/sql.js';
-import { notifyNew, notifyProgress, notifyStatus } from './job-events.service.js';
+import { JOB_CHANNEL } from './job-events.service.js';
 import type { Job, JobStatus } from './job.entity.js';
+
+// SQL expressions building the payloads of JOB_CHANNEL (parseJobEvent reads them), sent when the statement's transaction commits.
+const notifyNew = `pg_notify('${JOB_CHANNEL}', 'n')`;
+const notifyStatus = (id: string, status: string) => `pg_notify('${JOB_CHANNEL}', 's:' || ${id} || ':' || ${status})`;
+const notifyProgress = (id: string, progress: string) => `pg_notify('${JOB_CHANNEL}', 'p:' || ${id} || ':' || ${progress})`;
 
 /** What the statements that notify answer beside the job: the NOTIFY's (void) value, dropped. */
 type Notified<R> = R & { notified?: unknown };
