@@ -3,7 +3,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 
 /**
  * One SQL statement of a repository: its text, with the types of the parameters it takes (`P`) and
- * of the rows it answers (`R`). Only repositories (`*.repository.ts`) declare statements; services
+ * of the rows it answers (`R`). Only repositories (`*.repository.ts`) declare the statements of
+ * tables, besides the database plumbing's own (LISTEN, start-up checks, the migration lock); services
  * call the repositories' methods and hold the transaction scope.
  */
 export interface Sql<P extends readonly unknown[], R> {
