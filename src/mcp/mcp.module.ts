@@ -12,6 +12,7 @@ import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { CredentialGuard, OriginGuard } from './mcp.guards.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 import { WellKnownController } from './well-known.controller.js';
@@ -20,7 +21,7 @@ import { WellKnownController } from './well-known.controller.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
   controllers: [McpController, WellKnownController],
-  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, RequestCancellation],
+  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, RequestCancellation],
   exports: [CatalogueService, RequestCancellation],
 })
 export class McpModule implements NestModule {
