@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { Principal } from '../auth/principal.js';
-import { CatalogueService } from './catalogue.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
 import { requestKey } from './progress-stream.js';
 import { negotiate } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { SessionsService } from './sessions.service.js';
+import { ToolAccess } from './tool-access.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 
 export interface MethodCall {
@@ -60,14 +60,14 @@ export class McpMethods {
 
   constructor(
     private readonly sessions: SessionsService,
-    private readonly catalogue: CatalogueService,
+    private readonly access: ToolAccess,
     private readonly tools: ToolDispatcher,
     private readonly cancellation: RequestCancellation,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
       ['ping', () => ({ result: {} })],
-      ['tools/list', ({ principal }) => ({ result: this.catalogue.list(principal) })],
+      ['tools/list', ({ principal }) => ({ result: this.access.list(principal) })],
       ['tools/call', (call) => this.callTool(call)],
     ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
