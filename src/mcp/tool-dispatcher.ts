@@ -4,11 +4,11 @@ import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
 import { RpcCode, RpcError } from './json-rpc.js';
-import { ToolReply, type ContentBlock } from './mcp-tool.decorator.js';
+import { ToolReply } from './mcp-tool.decorator.js';
 import { describeSchemaError } from './schema-errors.js';
 import { permits, refusal, ToolAccess } from './tool-access.js';
 import type { CatalogueTool } from './tool-registry.js';
-import { toolError } from './tool-result.js';
+import { toolError, toolResult } from './tool-result.js';
 
 export interface ToolCallInput {
   principal: Principal;
@@ -53,7 +53,8 @@ export class ToolDispatcher {
 
     try {
       const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress, requestKey });
-      return { ...shape(reply), tool: name, projectId };
+      // The tool says how its call is recorded (one that asks for setup instead of working, say).
+      return { result: toolResult(reply), outcome: reply instanceof ToolReply ? reply.outcome : 'ok', tool: name, projectId };
     } catch (err) {
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
@@ -75,14 +76,4 @@ export class ToolDispatcher {
     if (principal.projects.size === 1) return principal.projects.values().next().value;
     throw RpcError.invalidParams(`project_id is required: this credential reaches ${principal.projects.size} projects; call list_projects`);
   }
-}
-
-function shape(reply: object | ToolReply): { result: Record<string, unknown>; outcome: Outcome } {
-  if (reply instanceof ToolReply && reply.rawContent) return { result: { content: reply.rawContent }, outcome: 'ok' };
-  const value = (reply instanceof ToolReply ? reply.value! : reply) as Record<string, unknown>;
-  const extra: ContentBlock[] = reply instanceof ToolReply ? reply.extraContent : [];
-  return {
-    result: { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value },
-    outcome: value.status === 'setup_required' ? 'setup_required' : 'ok',
-  };
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
 import { WRITE_ARTICLE } from '../agents/write-article.job.js';
 import { LENGTHS } from '../agents/writer-questions.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 
 interface Args {
@@ -42,7 +42,7 @@ export class WriteArticleTool implements McpToolHandler<Args> {
   async run(args: Args, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
     const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return this.agents.setupRequired(scope, ctx.project);
+    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
     return this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version });
   }
 }
