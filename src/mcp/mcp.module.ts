@@ -10,8 +10,9 @@ import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
-import { CredentialGuard, OriginGuard } from './mcp.guards.js';
+import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { SessionsService } from './sessions.service.js';
+import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
 import { ToolAccess } from './tool-access.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -21,7 +22,7 @@ import { WellKnownController } from './well-known.controller.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
   controllers: [McpController, WellKnownController],
-  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, RequestCancellation],
+  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {

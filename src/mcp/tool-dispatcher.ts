@@ -5,6 +5,7 @@ import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import { ToolReply } from './mcp-tool.decorator.js';
+import type { MethodResult } from './method-result.js';
 import { describeSchemaError } from './schema-errors.js';
 import { permits, refusal, ToolAccess } from './tool-access.js';
 import type { CatalogueTool } from './tool-registry.js';
@@ -18,13 +19,6 @@ export interface ToolCallInput {
   requestKey?: string;
 }
 
-export interface ToolCallOutput {
-  result: Record<string, unknown>;
-  outcome: Outcome;
-  tool: string;
-  projectId: string | null;
-}
-
 /** `tools/call`: find the tool, route the project, guard and validate the arguments, run, shape the result. */
 @Injectable()
 export class ToolDispatcher {
@@ -32,7 +26,7 @@ export class ToolDispatcher {
 
   constructor(private readonly access: ToolAccess) {}
 
-  async call({ principal, params, signal, progress, requestKey }: ToolCallInput): Promise<ToolCallOutput> {
+  async call({ principal, params, signal, progress, requestKey }: ToolCallInput): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
@@ -46,7 +40,7 @@ export class ToolDispatcher {
     delete args.project_id;
     const allowed = this.access.allowedProjects(principal, definition);
     const projectId = project?.id ?? null;
-    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): ToolCallOutput => ({ result: toolError(code, message, details), outcome, tool: name, projectId });
+    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): MethodResult => ({ result: toolError(code, message, details), outcome, projectId });
 
     if (project && !permits(project, definition)) return fail('forbidden', refusal(project, definition, allowed), 'denied');
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
@@ -54,7 +48,7 @@ export class ToolDispatcher {
     try {
       const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress, requestKey });
       // The tool says how its call is recorded (one that asks for setup instead of working, say).
-      return { result: toolResult(reply), outcome: reply instanceof ToolReply ? reply.outcome : 'ok', tool: name, projectId };
+      return { result: toolResult(reply), outcome: reply instanceof ToolReply ? reply.outcome : 'ok', projectId };
     } catch (err) {
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
