@@ -1,5 +1,6 @@
 import { DiscoveryService, type DiscoverableDecorator } from '@nestjs/core';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 
@@ -61,13 +62,20 @@ export interface ToolContext {
 /** An MCP content block (text, image, audio, resource...). */
 export type ContentBlock = Record<string, unknown> & { type: string };
 
-/** A tool answer with more than the JSON text block: extra content, or raw content (conformance fixtures). */
+/** A tool answer with more than the JSON text block: extra content, raw content (conformance fixtures), or its outcome. */
 export class ToolReply {
   constructor(
     readonly value: Record<string, unknown> | null,
     readonly extraContent: ContentBlock[] = [],
     readonly rawContent?: ContentBlock[],
+    /** What the activity log records of the call: a tool that answers without doing its work says so. */
+    readonly outcome: Outcome = 'ok',
   ) {}
+
+  /** A JSON answer recorded with `outcome` (e.g. `setup_required`: the tool asks for its setup instead of working). */
+  static withOutcome(outcome: Outcome, value: object): ToolReply {
+    return new ToolReply(value as Record<string, unknown>, [], undefined, outcome);
+  }
 }
 
 /** A tool provider: a thin adapter from arguments to a domain service. */

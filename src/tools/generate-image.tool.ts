@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { GENERATE_IMAGE } from '../media/generate-image.job.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 
 const input = {
@@ -40,7 +40,7 @@ export class GenerateImageTool {
   async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
     const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return this.agents.setupRequired(scope, ctx.project);
+    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
     // An unknown article is refused now, not after the image is made.
     if (args.article_id !== undefined) await this.articles.get(scope, { id: args.article_id });
     return this.replies.run(ctx, GENERATE_IMAGE, { ...args, agent_config_version: config.version });

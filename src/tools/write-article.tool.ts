@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
 import { WRITE_ARTICLE } from '../agents/write-article.job.js';
 import { LENGTHS } from '../agents/writer-questions.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 
 const input = {
@@ -38,7 +38,7 @@ export class WriteArticleTool {
   async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
     const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return this.agents.setupRequired(scope, ctx.project);
+    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
     return this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version });
   }
 }
