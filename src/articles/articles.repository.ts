@@ -279,7 +279,7 @@ export class ArticlesRepository {
   }
 
   /** The project's live article count and generation (null: it never had an article). */
-  async contextStamp(scope: ProjectScope, db: Queryable = this.db): Promise<{ total: number; generation: string } | null> {
+  contextStamp(scope: ProjectScope, db: Queryable = this.db): Promise<{ total: number; generation: string } | null> {
     return row(db, contextStamp, [scope.accountId, scope.projectId]);
   }
 

@@ -67,8 +67,7 @@ export class ArticlesService {
 
   async get(scope: ProjectScope, by: { id?: string; handle?: string }): Promise<ArticleView> {
     // An id that is not a UUID names no article, like any other unknown id.
-    const article =
-      by.id !== undefined ? (isUuid(by.id) ? await this.articles.find(scope, { id: by.id }) : null) : await this.articles.find(scope, { handle: by.handle! });
+    const article = by.id === undefined ? await this.articles.find(scope, { handle: by.handle! }) : isUuid(by.id) ? await this.articles.find(scope, { id: by.id }) : null;
     if (!article) {
       throw by.id !== undefined ? notFound(by.id) : new DomainError('not_found', `No article with handle "${by.handle}" in this project.`);
     }
