@@ -1,10 +1,11 @@
-// npm run conformance: builds, starts the server with the conformance fixtures on a free port and a
-// fresh data directory, and runs the official MCP conformance suite (server scenarios) against it
-// under Node 24 from npm (the suite needs Node 22 or later; see scripts/node-lts.mjs). Prints a
-// summary; exits non-zero if any check fails.
+// npm run conformance: builds the conformance entry point (test/conformance/main.ts: the server plus
+// the suite's fixture tools, into dist/conformance), starts it on a free port and a fresh data
+// directory, and runs the official MCP conformance suite (server scenarios) against it under Node 24
+// from npm (the suite needs Node 22 or later; see scripts/node-lts.mjs). Prints a summary; exits
+// non-zero if any check fails.
 //
 //   CONFORMANCE_NODE=/path/to/node     use this Node >= 22 instead of the one from npm
-//   CONFORMANCE_SKIP_BUILD=true        reuse dist/ as it is
+//   CONFORMANCE_SKIP_BUILD=true        reuse dist/conformance as it is
 //   CONFORMANCE_JOBS=4                 scenarios run at the same time
 //   CONFORMANCE_VERBOSE=true           show the suite's own output
 import { execFileSync } from 'node:child_process';
@@ -30,6 +31,9 @@ const SCENARIOS = [
 
 const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS ?? 4));
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+// The production build (tsconfig.build.json) holds no fixture code: this entry point has its own.
+const TSCONFIG = 'tsconfig.conformance.json';
+const ENTRY = 'dist/conformance/test/conformance/main.js';
 
 function readChecks(outputDir, scenario) {
   // The suite writes <output>/server-<scenario>-<timestamp>/checks.json.
@@ -39,10 +43,10 @@ function readChecks(outputDir, scenario) {
 
 async function main() {
   const started = Date.now();
-  if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npx', ['tsc', '-p', TSCONFIG]);
   const node = process.env.CONFORMANCE_NODE ?? nodeLts();
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-  const server = await startServer({ env: { CONFORMANCE_FIXTURES: 'true' } });
+  const server = await startServer({ entry: ENTRY });
   const outputDir = mkdtempSync(join(tmpdir(), 'conformance-results-'));
   const rows = [];
   try {

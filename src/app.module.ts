@@ -1,11 +1,10 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module.js';
 import { ADMIN_TOKEN } from './admin/admin-token.js';
 import { redactingLogOptions } from './common/log-redaction.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
-import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -17,11 +16,13 @@ export interface AppOptions {
   config: AppConfig;
   databaseUrl: string;
   adminToken: string;
+  /** Modules added to the app, such as a test entry point's fixture tools (found by discovery like any provider). */
+  extraModules?: (Type | DynamicModule)[];
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, databaseUrl, adminToken }: AppOptions): DynamicModule {
+  static forRoot({ config, databaseUrl, adminToken, extraModules = [] }: AppOptions): DynamicModule {
     const pretty = !config.production && process.stdout.isTTY;
     return {
       module: AppModule,
@@ -44,7 +45,7 @@ export class AppModule {
         McpModule,
         ToolsModule,
         DemoModule,
-        ...(config.conformanceFixtures ? [ConformanceFixturesModule] : []),
+        ...extraModules,
       ],
       providers: [{ provide: ADMIN_TOKEN, useValue: adminToken }],
       exports: [ADMIN_TOKEN],

@@ -41,16 +41,17 @@ export function run(cmd, args, options = {}) {
 }
 
 /**
- * Starts the server as `npm start` does ({@link START_ARGS}). Resolves to { url, origin, port, key, pid, stop() } once the
- * server has printed its ready line and the demo key; rejects with the output if it exits first.
+ * Starts the server as `npm start` does ({@link START_ARGS}), or another built entry point (`entry`, a path
+ * from the root). Resolves to { url, origin, port, key, pid, stop() } once the server has printed its ready
+ * line and the demo key; rejects with the output if it exits first.
  */
-export async function startServer({ env = {}, nodeArgs = [], readyTimeoutMs = 180_000 } = {}) {
+export async function startServer({ env = {}, nodeArgs = [], entry = START_ARGS.at(-1), readyTimeoutMs = 180_000 } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'reblog-run-'));
   // When run as root, the embedded PostgreSQL runs as the postgres user, which must enter this folder.
   chmodSync(dataDir, 0o755);
   // The bench's own node flags go with the start script's, before the entry point.
-  const child = spawn(process.execPath, [...START_ARGS.slice(0, -1), ...nodeArgs, START_ARGS.at(-1)], {
+  const child = spawn(process.execPath, [...START_ARGS.slice(0, -1), ...nodeArgs, entry], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

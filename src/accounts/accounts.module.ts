@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Account } from './account.entity.js';
+import { AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Account])],
-  providers: [AccountsService],
+  providers: [AccountsService, AccountsRepository],
   exports: [AccountsService],
 })
 export class AccountsModule {}

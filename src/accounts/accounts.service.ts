@@ -1,26 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
-import { Account } from './account.entity.js';
+import type { Account } from './account.entity.js';
+import { AccountsRepository } from './accounts.repository.js';
 
 @Injectable()
 export class AccountsService {
-  constructor(@InjectRepository(Account) private readonly accounts: Repository<Account>) {}
+  constructor(private readonly accounts: AccountsRepository) {}
 
-  async create(input: { name: string; owner_email: string }): Promise<Account> {
-    const account = this.accounts.create({ id: newId(), ...input, created_at: new Date() });
-    return this.accounts.save(account);
+  create(input: { name: string; owner_email: string }): Promise<Account> {
+    return this.accounts.insert(newId(), input);
   }
 
   async get(id: string): Promise<Account> {
-    const account = await this.accounts.findOneBy({ id });
+    const account = await this.accounts.find(id);
     if (!account) throw DomainError.notFound('account', id);
     return account;
   }
 
   async isEmpty(): Promise<boolean> {
-    return !(await this.accounts.exists());
+    return !(await this.accounts.any());
   }
 }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
+import { ActivityRepository } from './activity.repository.js';
 import { ActivityService } from './activity.service.js';
 
 @Module({
-  providers: [ActivityService],
-  exports: [ActivityService],
+  providers: [ActivityService, ActivityRepository, Clock],
+  exports: [ActivityService, Clock],
 })
 export class ActivityModule {}

@@ -1,12 +1,10 @@
 import { Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type pg from 'pg';
-import type { DataSource } from 'typeorm';
+import { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
-import { openAsyncCommitPool } from '../database/async-commit-pool.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { ActivityEntry, Outcome } from './activity-entry.entity.js';
+import { ActivityRepository, WRITER_CONNECTIONS, type ActivityInsert } from './activity.repository.js';
 
 /** What the MCP layer records for one request. */
 export interface ActivityRecord {
@@ -20,8 +18,6 @@ export interface ActivityRecord {
   outcome: Outcome;
   error: { code: number; message: string } | null;
   durationMs: number;
-  at?: Date;
-  count?: number;
 }
 
 export interface ActivityFilter {
@@ -30,20 +26,6 @@ export interface ActivityFilter {
   method?: string;
   tool?: string;
 }
-
-const COLUMNS = ['id', 'at', 'account_id', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error', 'duration_ms', 'count', 'fold_key'] as const;
-const TYPES = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text', 'uuid', 'text', 'jsonb', 'int4', 'int4', 'text'];
-const COUNT = COLUMNS.indexOf('count');
-const FOLD = COLUMNS.indexOf('fold_key');
-
-/**
- * One statement for any batch: one array per column (the SQL text never changes, and it stays cheap
- * for large batches). A folded entry adds its count to the row already holding its fold key.
- */
-const INSERT =
-  `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` +
-  `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ` +
-  `ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count`;
 
 /** Outcomes whose bursts are folded into one entry per credential per second (admin-api.md). */
 const FOLDED: ReadonlySet<Outcome> = new Set(['rate_limited']);
@@ -54,16 +36,14 @@ const MAX_BATCH = 1_000;
  * are slow and entries pile up ({@link PARALLEL_BACKLOG} or more waiting), another batch starts
  * beside it, up to this many (PostgreSQL flushes the WAL of concurrent commits together).
  */
-const MAX_PARALLEL = 3;
+const MAX_PARALLEL = WRITER_CONNECTIONS;
 const PARALLEL_BACKLOG = 32;
 /** Entries kept in memory while the database is unreachable, written when it is back. */
 const MAX_HELD = 100_000;
 const RETRY_MS = 1_000;
 
-type Row = unknown[];
-
 interface Pending {
-  row: Row;
+  row: ActivityInsert;
   queuedAt: number;
   done: () => void;
   fail: (err: unknown) => void;
@@ -76,7 +56,7 @@ interface Pending {
  * multi-row INSERT, and each caller is answered once its entry is committed, so a response is never
  * sent for a request whose entry this process still holds: killing it (even with SIGKILL) loses no
  * answered request's entry. The commits are asynchronous (`synchronous_commit = off`, on the writer's
- * own connections only): the entry is in PostgreSQL when the answer leaves, and PostgreSQL flushes it
+ * own connections only, in ActivityRepository): the entry is in PostgreSQL when the answer leaves, and PostgreSQL flushes it
  * to disk within about 0.6 s. Only a crash of PostgreSQL itself, or of its host, inside that window can
  * lose entries. Waiting for the flush too cost a fifth of the server's throughput (bench/activity).
  *
@@ -92,41 +72,38 @@ interface Pending {
 export class ActivityService implements OnApplicationShutdown {
   private readonly log = new Logger(ActivityService.name);
   private queue: Pending[] = [];
-  private held: Row[] = [];
+  private held: ActivityInsert[] = [];
   private readonly batches = new Set<Promise<void>>();
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
-  /** The writer's own connections, one per batch in flight, committing asynchronously (see the class comment). */
-  private readonly writer: pg.Pool;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly entries: ActivityRepository,
+    private readonly clock: Clock,
     @Optional() private readonly metrics?: MetricsService,
-  ) {
-    this.writer = openAsyncCommitPool(db, 'activity', MAX_PARALLEL, this.log);
-  }
+  ) {}
 
   record(entry: ActivityRecord): Promise<void> {
-    const at = entry.at ?? new Date();
-    const row: Row = [
-      newId(),
+    const at = this.clock.now();
+    const row: ActivityInsert = {
+      id: newId(),
       at,
-      entry.accountId,
-      entry.credential.type,
-      entry.credential.id,
-      text(entry.credential.name, 200),
-      entry.client ? text(entry.client.name, 200) : null,
-      entry.client ? text(entry.client.version, 100) : null,
-      entry.sessionId === null ? null : text(entry.sessionId, 200),
-      text(entry.method, 100),
-      entry.tool === null ? null : text(entry.tool, 100),
-      entry.projectId,
-      entry.outcome,
-      entry.error ? JSON.stringify({ code: entry.error.code, message: text(entry.error.message, 1_000) }) : null,
-      Math.min(2_147_483_647, Math.max(0, Math.round(entry.durationMs))),
-      entry.count ?? 1,
-      FOLDED.has(entry.outcome) ? `${entry.outcome}:${entry.credential.id}:${Math.floor(at.getTime() / 1000)}` : null,
-    ];
+      account_id: entry.accountId,
+      credential_type: entry.credential.type,
+      credential_id: entry.credential.id,
+      credential_name: text(entry.credential.name, 200),
+      client_name: entry.client ? text(entry.client.name, 200) : null,
+      client_version: entry.client ? text(entry.client.version, 100) : null,
+      session_id: entry.sessionId === null ? null : text(entry.sessionId, 200),
+      method: text(entry.method, 100),
+      tool: entry.tool === null ? null : text(entry.tool, 100),
+      project_id: entry.projectId,
+      outcome: entry.outcome,
+      error: entry.error ? JSON.stringify({ code: entry.error.code, message: text(entry.error.message, 1_000) }) : null,
+      duration_ms: Math.min(2_147_483_647, Math.max(0, Math.round(entry.durationMs))),
+      count: 1,
+      fold_key: FOLDED.has(entry.outcome) ? `${entry.outcome}:${entry.credential.id}:${Math.floor(at.getTime() / 1000)}` : null,
+    };
     return new Promise((done, fail) => {
       this.queue.push({ row, queuedAt: performance.now(), done, fail });
       this.schedule();
@@ -146,7 +123,7 @@ export class ActivityService implements OnApplicationShutdown {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.held.length) await this.writeHeld();
     if (this.held.length) this.log.error(`${this.held.length} activity entries could not be written before shutdown: the database did not answer.`);
-    await this.writer.end().catch(() => undefined);
+    await this.entries.close();
   }
 
   /** Starts a batch on the next turn of the event loop (so the requests of this tick join it), if a slot is free. */
@@ -204,7 +181,7 @@ export class ActivityService implements OnApplicationShutdown {
     }
   }
 
-  private hold(rows: Row[], err: Error): void {
+  private hold(rows: ActivityInsert[], err: Error): void {
     if (!this.held.length) this.log.warn(`Activity log unreachable (${err.message}): holding entries in memory until the database answers.`);
     this.held.push(...rows);
     if (this.held.length > MAX_HELD) {
@@ -243,46 +220,27 @@ export class ActivityService implements OnApplicationShutdown {
   }
 
   /** One INSERT of `rows`; folded entries of the same key are summed first (one statement may not touch a row twice). */
-  private async write(rows: Row[]): Promise<void> {
-    const folded = new Map<string, Row>();
-    const plain: Row[] = [];
+  private async write(rows: ActivityInsert[]): Promise<void> {
+    const folded = new Map<string, ActivityInsert>();
+    const plain: ActivityInsert[] = [];
     for (const row of rows) {
-      const key = row[FOLD] as string | null;
+      const key = row.fold_key;
       if (key === null) {
         plain.push(row);
         continue;
       }
       const first = folded.get(key);
-      if (first) first[COUNT] = (first[COUNT] as number) + (row[COUNT] as number);
-      else folded.set(key, [...row]);
+      if (first) first.count += row.count;
+      else folded.set(key, { ...row });
     }
     // Fold rows in key order: two instances updating the same rows never wait on each other in a cycle.
-    const all = plain.concat([...folded.values()].sort((a, b) => ((a[FOLD] as string) < (b[FOLD] as string) ? -1 : 1)));
-    const columns = COLUMNS.map((_, c) => all.map((row) => row[c]));
-    // A named statement: parsed and planned once per connection.
-    await this.writer.query({ name: 'reblog_activity_insert', text: INSERT, values: columns });
+    await this.entries.insert(plain.concat([...folded.values()].sort((a, b) => (a.fold_key! < b.fold_key! ? -1 : 1))));
     this.metrics?.activityBatchSize.observe(rows.length);
   }
 
   async list(accountId: string, filter: ActivityFilter, limit = 50, cursor?: string): Promise<Page<ReturnType<typeof view>>> {
-    const after = decodeCursor(cursor);
-    const params: unknown[] = [accountId];
-    const where = ['account_id = $1'];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(`${sql} = $${params.length}`);
-    };
-    if (after) {
-      params.push(after);
-      where.push(`id < $${params.length}`);
-    }
-    if (filter.outcome) add('outcome', filter.outcome);
-    if (filter.credential_id) add('credential_id', filter.credential_id);
-    if (filter.method) add('method', filter.method);
-    if (filter.tool) add('tool', filter.tool);
-    params.push(limit + 1);
-    const rows = (await this.db.query(`SELECT * FROM activity_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params)) as ActivityEntry[];
-    return toPage(rows, limit, view);
+    const conditions = { after: decodeCursor(cursor), outcome: filter.outcome, credentialId: filter.credential_id, method: filter.method, tool: filter.tool };
+    return toPage(await this.entries.list(accountId, conditions, limit + 1), limit, view);
   }
 }
 

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ArticlesService, type ProjectScope } from '../articles/articles.service.js';
+import { ArticlesService } from '../articles/articles.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
-import type { AgentConfig } from './agent-config.entity.js';
+import type { ProjectScope } from '../projects/project-scope.js';
+import { AgentConfigsRepository, type AgentConfigRow } from './agent-configs.repository.js';
 import { buildProjectContext, proposeAnswers, type ProjectContext, type ProposedQuestion } from './project-context.js';
 import { WRITER_QUESTIONS, type WriterAnswers } from './writer-questions.js';
 
@@ -46,26 +47,19 @@ export class AgentsService {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly configs: AgentConfigsRepository,
     private readonly articles: ArticlesService,
   ) {}
 
   /** The latest config of the agent in the project. */
   async get(scope: ProjectScope, agent: AgentName): Promise<AgentConfigView> {
-    const [row] = (await this.db.query(
-      `SELECT version, answers, created_at FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 ORDER BY version DESC LIMIT 1`,
-      [scope.accountId, scope.projectId, agent],
-    )) as AgentConfig[];
+    const row = await this.configs.latest(scope, agent);
     return { agent, config: row ? versionView(row) : null };
   }
 
   /** One version of the agent's config (the one a job was enqueued with). */
   async getVersion(scope: ProjectScope, agent: AgentName, version: number): Promise<AgentConfigVersion> {
-    const [row] = (await this.db.query(`SELECT version, answers, created_at FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 AND version = $4`, [
-      scope.accountId,
-      scope.projectId,
-      agent,
-      version,
-    ])) as AgentConfig[];
+    const row = await this.configs.version(scope, agent, version);
     if (!row) throw new DomainError('not_found', `The ${agent} config version ${version} of this project no longer exists; call configure_agent, then try again.`);
     return versionView(row);
   }
@@ -85,19 +79,10 @@ export class AgentsService {
     }
     const row = await this.db.transaction(async (m) => {
       // One writer at a time per project and agent: versions are consecutive and merges see the latest.
-      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`agent_config:${scope.projectId}:${agent}`]);
-      const [latest] = (await m.query(`SELECT version, answers FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 ORDER BY version DESC LIMIT 1`, [
-        scope.accountId,
-        scope.projectId,
-        agent,
-      ])) as AgentConfig[];
+      await this.configs.lock(scope, agent, m);
+      const latest = await this.configs.latestAnswers(scope, agent, m);
       const merged = { ...(latest?.answers ?? {}), ...clean };
-      const [created] = (await m.query(
-        `INSERT INTO agent_configs (id, account_id, project_id, agent, version, answers, credential_id) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
-         RETURNING version, answers, created_at`,
-        [newId(), scope.accountId, scope.projectId, agent, (latest?.version ?? 0) + 1, JSON.stringify(ordered(merged)), credentialId],
-      )) as AgentConfig[];
-      return created;
+      return this.configs.insert(newId(), scope, agent, (latest?.version ?? 0) + 1, ordered(merged), credentialId, m);
     });
     return { agent, config: versionView(row) };
   }
@@ -134,7 +119,7 @@ export class AgentsService {
   }
 }
 
-function versionView(row: Pick<AgentConfig, 'version' | 'answers' | 'created_at'>): AgentConfigVersion {
+function versionView(row: AgentConfigRow): AgentConfigVersion {
   return { version: row.version, answers: row.answers as WriterAnswers, created_at: row.created_at };
 }
 

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { WRITER_PROVIDER } from '../ai/ai.tokens.js';
 import type { WriterProvider } from '../ai/ai.types.js';
 import { ArticlesService } from '../articles/articles.service.js';
-import { JobHandlers, type JobEffect, type JobHandler } from '../jobs/job-handlers.js';
+import { JobHandler, type JobEffect } from '../jobs/job-handlers.js';
 import type { Job } from '../jobs/job.entity.js';
 import { AgentsService } from './agents.service.js';
 import { providerFailure } from './provider-failure.js';
@@ -23,17 +23,13 @@ const MAX_TAG_LENGTH = 50;
 
 /** Runs `write_article` jobs: the writer drafts, and the draft article is committed with the job's success. */
 @Injectable()
-export class WriteArticleJob implements JobHandler, OnModuleInit {
+@JobHandler(WRITE_ARTICLE)
+export class WriteArticleJob implements JobHandler {
   constructor(
-    private readonly handlers: JobHandlers,
     private readonly agents: AgentsService,
     private readonly articles: ArticlesService,
     @Inject(WRITER_PROVIDER) private readonly writer: WriterProvider,
   ) {}
-
-  onModuleInit(): void {
-    this.handlers.register(WRITE_ARTICLE, this);
-  }
 
   async prepare(job: Job, signal: AbortSignal, progress: (fraction: number) => void): Promise<JobEffect> {
     const scope = { accountId: job.account_id, projectId: job.project_id };

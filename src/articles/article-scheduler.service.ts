@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { ArticleTrashService } from './article-trash.service.js';
-import { recordRevisions } from './articles.service.js';
+import { ArticlesRepository } from './articles.repository.js';
 
 /** How often each worker instance looks for scheduled articles that are due. */
 export const PUBLISH_EVERY_MS = 1_000;
@@ -28,6 +28,7 @@ export class ArticleSchedulerService implements OnApplicationBootstrap, OnModule
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly articles: ArticlesRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly trash: ArticleTrashService,
   ) {}
@@ -49,16 +50,11 @@ export class ArticleSchedulerService implements OnApplicationBootstrap, OnModule
     let published = 0;
     for (;;) {
       const n = await this.db.transaction(async (m) => {
-        const due = (await m.query(
-          `SELECT id FROM articles WHERE status = 'scheduled' AND deleted_at IS NULL AND published_at <= now()
-            ORDER BY published_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-          [PUBLISH_BATCH],
-        )) as { id: string }[];
-        if (!due.length) return 0;
-        const ids = due.map((r) => r.id);
-        // A system change across tenants: the revision names no credential.
-        await recordRevisions(m, ids, null);
-        await m.query(`UPDATE articles SET status = 'published', version = version + 1, updated_at = now() WHERE id = ANY($1) AND status = 'scheduled'`, [ids]);
+        const ids = await this.articles.lockDue(PUBLISH_BATCH, m);
+        if (!ids.length) return 0;
+        // A system change across tenants: the revision names no credential and no account.
+        await this.articles.recordRevisions(ids, null, null, m);
+        await this.articles.publishScheduled(ids, m);
         return ids.length;
       });
       published += n;

@@ -1,7 +1,13 @@
 import type { Article } from './article.entity.js';
 
+/** The columns a listing reads. */
+export type ArticleSummaryRow = Pick<Article, 'id' | 'handle' | 'title' | 'excerpt' | 'status' | 'tags' | 'published_at' | 'updated_at' | 'version'>;
+
+/** The columns the trash listing reads. */
+export type TrashedArticle = ArticleSummaryRow & Pick<Article, 'account_id' | 'project_id' | 'deleted_at' | 'deleted_by'>;
+
 /** The listing shape of an article (spec: "Summary"). */
-export function articleSummary(a: Article) {
+export function articleSummary(a: ArticleSummaryRow) {
   return {
     id: a.id,
     handle: a.handle,
@@ -43,7 +49,7 @@ export type ArticleView = ReturnType<typeof articleView>;
 export const TRASH_DAYS = 30;
 
 /** An article in the trash: its summary, who trashed it and when, and when it will be purged. */
-export function trashedView(a: Article) {
+export function trashedView(a: TrashedArticle) {
   const deletedAt = a.deleted_at as Date;
   return {
     ...articleSummary(a),

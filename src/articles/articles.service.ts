@@ -3,13 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid, newId } from '../common/ids.js';
-import { ArticleListingService, type ArticleListing, type ListArticlesQuery, type ProjectScope } from './article-listing.service.js';
+import type { ProjectScope } from '../projects/project-scope.js';
+import { ArticleListingService, type ArticleListing, type ListArticlesQuery } from './article-listing.service.js';
 import { checkArticleFields, type ArticleFields } from './article-rules.js';
 import type { Article, ArticleStatus } from './article.entity.js';
 import { articleView, type ArticleView } from './article.views.js';
+import { ArticlesRepository, isHandleClash, type ContextSampleRow } from './articles.repository.js';
 import { handleCandidates, handleFromTitle } from './handles.js';
 
-export type { ArticleListing, ListArticlesQuery, ProjectScope } from './article-listing.service.js';
+export type { ArticleListing, ListArticlesQuery } from './article-listing.service.js';
 
 export interface NewArticle {
   title: string;
@@ -30,16 +32,15 @@ export interface Actor {
   credentialId: string | null;
 }
 
-const UNIQUE_VIOLATION = '23505';
 /** Candidates probed per query when looking for a free handle. */
 const HANDLE_BATCH = 20;
 /** Beyond this many suffixes something is wrong (or someone is filling a project with one title). */
 const HANDLE_SUFFIX_LIMIT = 10_000;
 
-/** Characters of each body the setup context reads (to tell its language). */
-const CONTEXT_BODY_HEAD = 3_000;
-
 const notFound = (id: string) => new DomainError('not_found', `No article with id "${id}" in this project.`);
+
+/** A write of one locked article, in the caller's transaction, answering the article as written. */
+type Write = (m: EntityManager) => Promise<Article>;
 
 /**
  * Articles of a project: reads, and writes that lose nothing. Every change of an existing article
@@ -51,6 +52,7 @@ const notFound = (id: string) => new DomainError('not_found', `No article with i
 export class ArticlesService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly articles: ArticlesRepository,
     private readonly listing: ArticleListingService,
   ) {}
 
@@ -59,25 +61,17 @@ export class ArticlesService {
   }
 
   /** Live articles per project, for the projects given (of one account). */
-  countByProject(accountId: string, projectIds: string[]): Promise<Map<string, number>> {
-    return this.listing.countByProject(accountId, projectIds);
+  async countByProject(accountId: string, projectIds: string[]): Promise<Map<string, number>> {
+    return new Map((await this.articles.countByProject(accountId, projectIds)).map((r) => [r.project_id, r.n]));
   }
 
   async get(scope: ProjectScope, by: { id?: string; handle?: string }): Promise<ArticleView> {
     // An id that is not a UUID names no article, like any other unknown id.
-    const article = by.id !== undefined && !isUuid(by.id) ? null : await this.find(this.db.manager, scope, by);
+    const article = by.id === undefined ? await this.articles.find(scope, { handle: by.handle! }) : isUuid(by.id) ? await this.articles.find(scope, { id: by.id }) : null;
     if (!article) {
       throw by.id !== undefined ? notFound(by.id) : new DomainError('not_found', `No article with handle "${by.handle}" in this project.`);
     }
     return articleView(article);
-  }
-
-  async find(manager: EntityManager, scope: ProjectScope, by: { id?: string; handle?: string }): Promise<Article | null> {
-    const [row] = (await manager.query(
-      `SELECT * FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL AND ${by.id !== undefined ? 'id = $3' : 'handle = $3'}`,
-      [scope.accountId, scope.projectId, by.id ?? by.handle],
-    )) as Article[];
-    return row ?? null;
   }
 
   /**
@@ -94,7 +88,7 @@ export class ArticlesService {
    * same job is returned instead of a second one.
    */
   async createInTransaction(manager: EntityManager, scope: ProjectScope, input: NewArticle & { job_id: string }): Promise<ArticleView> {
-    const [existing] = (await manager.query(`SELECT * FROM articles WHERE job_id = $1 AND account_id = $2`, [input.job_id, scope.accountId])) as Article[];
+    const existing = await this.articles.findByJob(scope.accountId, input.job_id, manager);
     if (existing) return articleView(existing);
     return articleView(await this.insertArticle(manager, scope, { source: 'ai', ...input }));
   }
@@ -104,18 +98,27 @@ export class ArticlesService {
     if (Object.values(changes).every((v) => v === undefined)) {
       throw new DomainError('invalid_arguments', 'Nothing to update: give at least one of title, body, handle, excerpt or tags.');
     }
+    const set = { title: changes.title ?? null, body: changes.body ?? null, handle: changes.handle ?? null, excerpt: changes.excerpt ?? null, tags: changes.tags ?? null };
     return this.withHandleClash(scope, changes.handle, () =>
-      this.change(scope, id, actor, async (m, before) => {
-        if (before.version !== version) {
-          throw new DomainError(
-            'version_conflict',
-            `The article "${id}" is at version ${before.version}, not ${version}: it changed since you read it. Read it again with get_article and retry with version ${before.version}.`,
-            { current_version: before.version },
-          );
-        }
-        if (changes.handle !== undefined && changes.handle !== before.handle) await this.assertHandleFree(m, scope, changes.handle, id);
-        return `title = coalesce($4, title), body = coalesce($5, body), handle = coalesce($6, handle), excerpt = coalesce($7, excerpt), tags = coalesce($8::text[], tags)`;
-      }, [changes.title ?? null, changes.body ?? null, changes.handle ?? null, changes.excerpt ?? null, changes.tags ?? null]),
+      this.change(
+        scope,
+        id,
+        actor,
+        (m) => this.articles.updateFields(scope, id, set, m),
+        async (m, before) => {
+          if (before.version !== version) {
+            throw new DomainError(
+              'version_conflict',
+              `The article "${id}" is at version ${before.version}, not ${version}: it changed since you read it. Read it again with get_article and retry with version ${before.version}.`,
+              { current_version: before.version },
+            );
+          }
+          if (changes.handle !== undefined && changes.handle !== before.handle && (await this.articles.handleHeld(scope, changes.handle, id, m))) {
+            throw await this.handleTaken(scope, changes.handle, m);
+          }
+          return true;
+        },
+      ),
     );
   }
 
@@ -124,30 +127,28 @@ export class ArticlesService {
    * already published stays as it is when no time is given.
    */
   async publish(scope: ProjectScope, id: string, publishedAt: Date | undefined, actor: Actor): Promise<ArticleView> {
-    return this.change(scope, id, actor, async (_m, before) => {
-      if (publishedAt === undefined && before.status === 'published') return null;
-      return `status = CASE WHEN $4::timestamptz > now() THEN 'scheduled' ELSE 'published' END, published_at = coalesce($4::timestamptz, now())`;
-    }, [publishedAt ?? null]);
+    return this.change(
+      scope,
+      id,
+      actor,
+      (m) => this.articles.publish(scope, id, publishedAt ?? null, m),
+      (_m, before) => publishedAt !== undefined || before.status !== 'published',
+    );
   }
 
   /** Moves an article to the trash (restorable by an admin for 30 days); its handle becomes free. */
   async delete(scope: ProjectScope, id: string, actor: Actor): Promise<{ deleted: true; id: string }> {
-    await this.change(scope, id, actor, async () => `deleted_at = now(), deleted_by = $4`, [actor.credentialId]);
+    await this.change(scope, id, actor, (m) => this.articles.trash(scope, id, actor.credentialId, m));
     return { deleted: true, id };
   }
 
   /**
    * The most recently updated live articles of a project, for the writer's setup context: title,
    * tags, the start of the body and its stored word count (AI jobs, src/agents). Bounded data: a
-   * slice of each body (TOAST reads only the chunks it needs) and an integer, however large the bodies.
+   * slice of each body and an integer, however large the bodies.
    */
-  async contextSample(scope: ProjectScope, limit: number): Promise<{ title: string; tags: string[]; body_head: string; word_count: number }[]> {
-    return (await this.db.query(
-      `SELECT title, tags, left(body, ${CONTEXT_BODY_HEAD}) AS body_head, word_count
-         FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL
-        ORDER BY updated_at DESC, id DESC LIMIT $3`,
-      [scope.accountId, scope.projectId, limit],
-    )) as { title: string; tags: string[]; body_head: string; word_count: number }[];
+  contextSample(scope: ProjectScope, limit: number): Promise<ContextSampleRow[]> {
+    return this.articles.contextSample(scope, limit);
   }
 
   /**
@@ -157,11 +158,7 @@ export class ArticlesService {
    * Generation null: the project never had an article.
    */
   async contextStamp(scope: ProjectScope): Promise<{ total: number; generation: string | null }> {
-    const [row] = (await this.db.query(`SELECT n::int AS total, generation::text AS generation FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*'`, [
-      scope.accountId,
-      scope.projectId,
-    ])) as { total: number; generation: string }[];
-    return row ?? { total: 0, generation: null };
+    return (await this.articles.contextStamp(scope)) ?? { total: 0, generation: null };
   }
 
   /**
@@ -169,16 +166,16 @@ export class ArticlesService {
    * keeping the previous state as a revision and bumping the version. Null when the article is gone.
    */
   async setFeaturedImage(manager: EntityManager, scope: ProjectScope, articleId: string, mediaId: string, credentialId: string | null): Promise<ArticleView | null> {
-    const before = await this.lockLive(manager, scope, articleId);
+    const before = await this.articles.lockLive(scope, articleId, manager);
     if (!before) return null;
-    return articleView(await this.applyChange(manager, scope, before, { credentialId }, `featured_image_id = $4`, [mediaId]));
+    return articleView(await this.revise(manager, scope, before, { credentialId }, (m) => this.articles.setFeaturedImage(scope, articleId, mediaId, m)));
   }
 
   /** `handle`, or `handle-2`, `handle-3`... whichever is free first among the project's live articles. */
   async freeHandle(scope: ProjectScope, handle: string, manager: EntityManager = this.db.manager): Promise<string> {
     for (let from = 1; from <= HANDLE_SUFFIX_LIMIT; from += HANDLE_BATCH) {
       const candidates = handleCandidates(handle, from, HANDLE_BATCH);
-      const taken = await this.takenHandles(manager, scope, candidates);
+      const taken = await this.articles.takenHandles(scope, candidates, manager);
       const free = candidates.find((c) => !taken.has(c));
       if (free) return free;
     }
@@ -186,44 +183,28 @@ export class ArticlesService {
   }
 
   /**
-   * Locks a live article of the scope, lets `decide` check it and name the columns to set (null: no
-   * change), then keeps the previous state as a revision and applies the change — one transaction.
+   * One change of a live article of the scope, in one transaction: locks it, lets `check` refuse the
+   * change (throw) or find nothing to do (false), keeps its state as a revision, then writes it.
    */
   private async change(
     scope: ProjectScope,
     id: string,
     actor: Actor,
-    decide: (m: EntityManager, before: Article) => Promise<string | null>,
-    params: unknown[],
+    write: Write,
+    check: (m: EntityManager, before: Article) => boolean | Promise<boolean> = () => true,
   ): Promise<ArticleView> {
     if (!isUuid(id)) throw notFound(id);
     return this.db.transaction(async (m) => {
-      const before = await this.lockLive(m, scope, id);
+      const before = await this.articles.lockLive(scope, id, m);
       if (!before) throw notFound(id);
-      const set = await decide(m, before);
-      return articleView(set === null ? before : await this.applyChange(m, scope, before, actor, set, params));
+      return articleView((await check(m, before)) ? await this.revise(m, scope, before, actor, write) : before);
     });
   }
 
-  private async lockLive(manager: EntityManager, scope: ProjectScope, id: string): Promise<Article | null> {
-    const [row] = (await manager.query(`SELECT * FROM articles WHERE id = $1 AND account_id = $2 AND project_id = $3 AND deleted_at IS NULL FOR UPDATE`, [
-      id,
-      scope.accountId,
-      scope.projectId,
-    ])) as Article[];
-    return row ?? null;
-  }
-
-  /** Keeps `before` as a revision, then sets `set` (whose parameters start at $4), bumping version and updated_at. */
-  private async applyChange(manager: EntityManager, scope: ProjectScope, before: Article, actor: Actor, set: string, params: unknown[]): Promise<Article> {
-    await recordRevisions(manager, [before.id], actor.credentialId, scope.accountId);
-    const [after] = (await manager.query(
-      // A CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
-      `WITH u AS (UPDATE articles SET ${set}, version = version + 1, updated_at = now() WHERE id = $1 AND account_id = $2 AND project_id = $3 RETURNING *)
-       SELECT * FROM u`,
-      [before.id, scope.accountId, scope.projectId, ...params],
-    )) as Article[];
-    return after;
+  /** Keeps `before` (locked by the caller's transaction) as a revision, then writes the change, which bumps version and updated_at. */
+  private async revise(manager: EntityManager, scope: ProjectScope, before: Article, actor: Actor, write: Write): Promise<Article> {
+    await this.articles.recordRevisions([before.id], actor.credentialId, scope.accountId, manager);
+    return write(manager);
   }
 
   private async insertArticle(manager: EntityManager, scope: ProjectScope, input: NewArticle): Promise<Article> {
@@ -237,32 +218,26 @@ export class ArticlesService {
       );
     }
     const insert = (handle: string) =>
-      manager.query(
-        // ON CONFLICT DO NOTHING keeps a caller's transaction usable when the handle (or the job's article) is taken.
-        `INSERT INTO articles (id, account_id, project_id, handle, title, excerpt, body, status, tags, published_at, source, job_id, agent_config_version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7,
-                 CASE WHEN $8 IN ('published', 'scheduled') THEN CASE WHEN $9::timestamptz > now() THEN 'scheduled' ELSE 'published' END ELSE $8 END,
-                 $10, CASE WHEN $8 IN ('published', 'scheduled') THEN coalesce($9::timestamptz, now()) ELSE $9::timestamptz END, $11, $12, $13)
-         ON CONFLICT DO NOTHING RETURNING *`,
-        [
-          newId(),
-          scope.accountId,
-          scope.projectId,
+      this.articles.insert(
+        newId(),
+        scope,
+        {
           handle,
-          fields.title,
-          fields.excerpt ?? '',
-          fields.body ?? '',
+          title: fields.title,
+          excerpt: fields.excerpt ?? '',
+          body: fields.body ?? '',
           status,
-          fields.published_at ?? null,
-          fields.tags ?? [],
-          fields.source ?? 'human',
-          fields.job_id ?? null,
-          fields.agent_config_version ?? null,
-        ],
-      ) as Promise<Article[]>;
+          published_at: fields.published_at ?? null,
+          tags: fields.tags ?? [],
+          source: fields.source ?? 'human',
+          job_id: fields.job_id ?? null,
+          agent_config_version: fields.agent_config_version ?? null,
+        },
+        manager,
+      );
 
     if (fields.handle !== undefined) {
-      const [created] = await insert(fields.handle);
+      const created = await insert(fields.handle);
       if (created) return created;
       throw await this.handleTaken(scope, fields.handle, manager);
     }
@@ -271,37 +246,18 @@ export class ArticlesService {
     const base = handleFromTitle(fields.title);
     for (let from = 1; from <= HANDLE_SUFFIX_LIMIT; from += HANDLE_BATCH) {
       const candidates = handleCandidates(base, from, HANDLE_BATCH);
-      const taken = await this.takenHandles(manager, scope, candidates);
+      const taken = await this.articles.takenHandles(scope, candidates, manager);
       for (const handle of candidates) {
         if (taken.has(handle)) continue;
-        const [created] = await insert(handle);
+        const created = await insert(handle);
         if (created) return created;
         if (fields.job_id) {
-          const [byJob] = (await manager.query(`SELECT * FROM articles WHERE job_id = $1 AND account_id = $2`, [fields.job_id, scope.accountId])) as Article[];
+          const byJob = await this.articles.findByJob(scope.accountId, fields.job_id, manager);
           if (byJob) return byJob;
         }
       }
     }
     throw new DomainError('conflict', `No free handle is left for "${base}" in this project; give an explicit handle.`);
-  }
-
-  private async takenHandles(manager: EntityManager, scope: ProjectScope, candidates: string[]): Promise<Set<string>> {
-    const rows = (await manager.query(`SELECT handle FROM articles WHERE project_id = $1 AND account_id = $2 AND deleted_at IS NULL AND handle = ANY($3)`, [
-      scope.projectId,
-      scope.accountId,
-      candidates,
-    ])) as { handle: string }[];
-    return new Set(rows.map((r) => r.handle));
-  }
-
-  private async assertHandleFree(manager: EntityManager, scope: ProjectScope, handle: string, exceptId: string): Promise<void> {
-    const [row] = (await manager.query(`SELECT id FROM articles WHERE project_id = $1 AND account_id = $2 AND deleted_at IS NULL AND handle = $3 AND id <> $4`, [
-      scope.projectId,
-      scope.accountId,
-      handle,
-      exceptId,
-    ])) as { id: string }[];
-    if (row) throw await this.handleTaken(scope, handle, manager);
   }
 
   private async handleTaken(scope: ProjectScope, handle: string, manager?: EntityManager): Promise<DomainError> {
@@ -318,29 +274,8 @@ export class ArticlesService {
     try {
       return await run();
     } catch (err) {
-      if (handle !== undefined && isUniqueViolation(err, 'articles_handle_uq')) throw await this.handleTaken(scope, handle);
+      if (handle !== undefined && isHandleClash(err)) throw await this.handleTaken(scope, handle);
       throw err;
     }
   }
-}
-
-/**
- * Keeps the current state of `articleIds` as revisions, inside the caller's transaction (which holds
- * their row locks). `accountId` limits it to one tenant; only system tasks (the scheduler) omit it.
- */
-export async function recordRevisions(manager: EntityManager, articleIds: string[], credentialId: string | null, accountId?: string): Promise<void> {
-  await manager.query(
-    `INSERT INTO article_revisions (id, account_id, article_id, version, snapshot, credential_id, created_at)
-     SELECT r.rev_id, a.account_id, a.id, a.version, to_jsonb(a) - 'account_id', $2, now()
-       FROM articles a JOIN unnest($1::uuid[], $3::uuid[]) AS r(article_id, rev_id) ON r.article_id = a.id
-      WHERE $4::uuid IS NULL OR a.account_id = $4`,
-    [articleIds, credentialId, articleIds.map(() => newId()), accountId ?? null],
-  );
-}
-
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  const code = e.code ?? e.driverError?.code;
-  const name = e.constraint ?? e.driverError?.constraint;
-  return code === UNIQUE_VIOLATION && (!constraint || name === constraint);
 }

@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
-import { Credential, CredentialProject } from './credential.entity.js';
+import { CredentialsRepository } from './credentials.repository.js';
 import { CredentialsService } from './credentials.service.js';
 import { PrincipalResolver } from './principal.resolver.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Credential, CredentialProject]), AccountsModule, ProjectsModule],
-  providers: [CredentialsService, PrincipalResolver],
+  imports: [AccountsModule, ProjectsModule],
+  providers: [CredentialsService, CredentialsRepository, PrincipalResolver],
   exports: [CredentialsService, PrincipalResolver],
 })
 export class AuthModule {}

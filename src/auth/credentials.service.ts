@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { LessThan, type DataSource, type Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import { Credential, CredentialProject, type CredentialType } from './credential.entity.js';
+import type { Credential, CredentialProject, CredentialType } from './credential.entity.js';
+import { CredentialsRepository } from './credentials.repository.js';
 import { PrincipalResolver } from './principal.resolver.js';
 import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
 
@@ -35,8 +36,7 @@ export interface CredentialView {
 export class CredentialsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @InjectRepository(Credential) private readonly credentials: Repository<Credential>,
-    @InjectRepository(CredentialProject) private readonly links: Repository<CredentialProject>,
+    private readonly credentials: CredentialsRepository,
     private readonly accounts: AccountsService,
     private readonly projects: ProjectsService,
     private readonly resolver: PrincipalResolver,
@@ -55,7 +55,7 @@ export class CredentialsService {
     }
     const { secret, hash, visiblePrefix } = newSecret(type === 'api_key' ? KEY_PREFIX : GRANT_PREFIX);
     const now = new Date();
-    const credential = this.credentials.create({
+    const credential: Credential = {
       id: newId(),
       account_id: accountId,
       type,
@@ -66,32 +66,24 @@ export class CredentialsService {
       expires_at: input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null,
       revoked_at: null,
       created_at: now,
-    });
-    const links = input.projects.map((p) => this.links.create({ credential_id: credential.id, project_id: p.project_id, account_id: accountId, role: p.role }));
-    await this.db.transaction(async (tx) => {
-      await tx.save(credential);
-      if (links.length) await tx.save(links);
-    });
+    };
+    const links: CredentialProject[] = input.projects.map((p) => ({ credential_id: credential.id, project_id: p.project_id, account_id: accountId, role: p.role }));
+    await this.db.transaction((tx) => this.credentials.insert(credential, links, tx));
     return { view: view(credential, links), secret };
   }
 
   async list(accountId: string, type: CredentialType, limit = 50, cursor?: string): Promise<Page<CredentialView>> {
     await this.accounts.get(accountId);
-    const after = decodeCursor(cursor);
-    const rows = await this.credentials.find({
-      where: { account_id: accountId, type, ...(after ? { id: LessThan(after) } : {}) },
-      order: { id: 'DESC' },
-      take: limit + 1,
-    });
-    const links = rows.length ? await this.links.createQueryBuilder('l').where('l.credential_id = ANY(:ids)', { ids: rows.map((r) => r.id) }).getMany() : [];
+    const rows = await this.credentials.page(accountId, type, limit + 1, decodeCursor(cursor));
+    const links = rows.length ? await this.credentials.links(rows.map((r) => r.id)) : [];
     return toPage(rows, limit, (c) => view(c, links.filter((l) => l.credential_id === c.id)));
   }
 
   /** Revokes at once, in every instance (they drop their cached principal when told). */
   async revoke(type: CredentialType, id: string): Promise<void> {
-    const credential = await this.credentials.findOneBy({ id, type });
+    const credential = await this.credentials.find(id, type);
     if (!credential) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
-    if (!credential.revoked_at) await this.credentials.update({ id }, { revoked_at: new Date() });
+    if (!credential.revoked_at) await this.credentials.revoke(id, new Date());
     await this.resolver.forget(credential.secret_hash);
   }
 }

@@ -1,10 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import type { ProjectRole, Scope } from '../common/tool-names.js';
-import { CACHE_CHANNEL, DatabaseNotifications, notifyCache } from '../database/notifications.service.js';
+import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import type { CredentialType } from './credential.entity.js';
+import { CredentialsRepository, type PrincipalRow } from './credentials.repository.js';
 import type { Principal, ReachableProject } from './principal.js';
 import { hashSecret, sameHash } from './secrets.js';
 
@@ -12,17 +9,6 @@ import { hashSecret, sameHash } from './secrets.js';
 export const PRINCIPAL_TTL_MS = 3_000;
 /** Most principals one instance keeps; as many unknown tokens are remembered, apart. */
 export const MAX_CACHED_PRINCIPALS = 10_000;
-
-interface Row {
-  id: string;
-  account_id: string;
-  type: CredentialType;
-  name: string;
-  secret_hash: Buffer;
-  scopes: Scope[];
-  expires_at: Date | null;
-  projects: { id: string; name: string; role: ProjectRole; disabled_tools: string[] }[] | null;
-}
 
 interface Cached {
   principal: Principal;
@@ -56,7 +42,7 @@ export class PrincipalResolver {
   private generation = 0;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly credentials: CredentialsRepository,
     projects: ProjectsService,
     notifications: DatabaseNotifications,
   ) {
@@ -83,15 +69,7 @@ export class PrincipalResolver {
     if ((this.unknown.get(key) ?? 0) > now) return null;
 
     const generation = this.generation;
-    const [row] = (await this.db.query(
-      `SELECT c.id, c.account_id, c.type, c.name, c.secret_hash, c.scopes, c.expires_at,
-              (SELECT json_agg(json_build_object('id', p.id, 'name', p.name, 'role', cp.role, 'disabled_tools', p.disabled_tools) ORDER BY p.id)
-                 FROM credential_projects cp JOIN projects p ON p.id = cp.project_id AND p.account_id = c.account_id
-                WHERE cp.credential_id = c.id) AS projects
-         FROM credentials c
-        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
-      [hash],
-    )) as Row[];
+    const row = await this.credentials.findPrincipal(hash);
     const principal = row && sameHash(row.secret_hash, hash) ? toPrincipal(row) : null;
     const credentialExpiresAt = row?.expires_at ? new Date(row.expires_at).getTime() : Infinity;
     if (generation === this.generation) {
@@ -116,7 +94,7 @@ export class PrincipalResolver {
   }
 
   private async broadcast(payload: string): Promise<void> {
-    await this.db.query(`SELECT ${notifyCache('$1')}`, [payload]);
+    await this.credentials.notifyCache(payload);
   }
 }
 
@@ -127,7 +105,7 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
   map.set(key, value);
 }
 
-function toPrincipal(row: Row): Principal {
+function toPrincipal(row: PrincipalRow): Principal {
   const projects = new Map<string, ReachableProject>();
   for (const p of row.projects ?? []) {
     projects.set(p.id, { id: p.id, name: p.name, role: p.role, disabledTools: new Set(p.disabled_tools) });

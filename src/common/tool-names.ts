@@ -1,6 +1,6 @@
 /**
  * Names of the product's MCP tools. `disabled_tools` of a project is validated against this list,
- * and the MCP catalogue refuses to boot if a registered tool is missing from it (or the reverse).
+ * and the MCP catalogue warns at boot about a registered tool missing from it (or the reverse).
  */
 export const TOOL_NAMES = [
   'list_projects',

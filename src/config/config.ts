@@ -42,7 +42,6 @@ export interface AppConfig {
   logLevel: string;
   migrationsRun: boolean;
   seedDemo: boolean;
-  conformanceFixtures: boolean;
 }
 
 /** The shortest admin token accepted, from ADMIN_TOKEN or from DATA_DIR/admin-token. */
@@ -126,11 +125,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (production && !adminToken) {
     throw new ConfigError('ADMIN_TOKEN is required when NODE_ENV=production.');
   }
-  // The fixture tools answer anyone with any credential and exist only for the conformance suite.
-  const conformanceFixtures = bool(env, 'CONFORMANCE_FIXTURES', false);
-  if (production && conformanceFixtures) {
-    throw new ConfigError('CONFORMANCE_FIXTURES=true registers test-only tools and is refused when NODE_ENV=production.');
-  }
   const allowedOrigins = list(env, 'ALLOWED_ORIGINS');
   for (const origin of allowedOrigins) {
     try {
@@ -169,6 +163,5 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
     // A demo tenant with a printed key has no place on a production database unless asked for.
     seedDemo: bool(env, 'SEED_DEMO', !production),
-    conformanceFixtures,
   };
 }

@@ -1,11 +1,14 @@
 import pg from 'pg';
+import { run, sql } from './sql.js';
+
+const PING = sql('database.ping', 'SELECT 1');
 
 /** Connects once; turns the driver's error into a sentence that names the database and the cause. */
 export async function checkDatabase(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
-    await client.query('SELECT 1');
+    await run(client, PING, []);
   } catch (err) {
     const where = new URL(url);
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { basename, dirname, join, parse, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import pg from 'pg';
+import { run as runSql, sql } from './sql.js';
 
 /** Options of {@link EmbeddedPostgres.start}. */
 export interface EmbeddedPostgresOptions {
@@ -33,6 +34,7 @@ interface RunAs {
 }
 
 const SUPERUSER = 'postgres';
+const DATABASE_EXISTS = sql<[name: string]>('embedded_postgres.database_exists', 'SELECT 1 FROM pg_database WHERE datname = $1');
 /** Parent of the clusters whose requested folder the server user cannot reach. */
 const RELOCATED_ROOT = '/var/lib/reblog';
 
@@ -110,8 +112,9 @@ export class EmbeddedPostgres {
     const admin = new pg.Client({ connectionString: `${base}/postgres` });
     await admin.connect();
     try {
-      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-      if (!rowCount) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+      const { count } = await runSql(admin, DATABASE_EXISTS, [database]);
+      // A database's name is an identifier, not a parameter: quoted into the statement.
+      if (!count) await runSql(admin, sql('embedded_postgres.create_database', `CREATE DATABASE "${database.replace(/"/g, '""')}"`), []);
     } finally {
       await admin.end();
     }

@@ -1,8 +1,11 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source.js';
+import { run, sql } from './sql.js';
 
 const LOCK_KEY = 7_260_417_001; // any constant: serialises migrations of instances that start together
+const LOCK = sql<[key: number]>('migrations.lock', 'SELECT pg_advisory_lock($1)');
+const UNLOCK = sql<[key: number]>('migrations.unlock', 'SELECT pg_advisory_unlock($1)');
 
 /** Runs (or reverts the last of) the migrations, one instance at a time. Returns the names applied. */
 export async function migrate(url: string, direction: 'run' | 'revert' = 'run'): Promise<string[]> {
@@ -10,7 +13,7 @@ export async function migrate(url: string, direction: 'run' | 'revert' = 'run'):
   const ds = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), logging: ['error'] });
   await ds.initialize();
   try {
-    await ds.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await run(ds, LOCK, [LOCK_KEY]);
     try {
       if (direction === 'revert') {
         await ds.undoLastMigration({ transaction: 'each' });
@@ -19,7 +22,7 @@ export async function migrate(url: string, direction: 'run' | 'revert' = 'run'):
       const applied = await ds.runMigrations({ transaction: 'each' });
       return applied.map((m) => m.name);
     } finally {
-      await ds.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+      await run(ds, UNLOCK, [LOCK_KEY]);
     }
   } finally {
     await ds.destroy();

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { run, sql, type Sql } from './sql.js';
 
 /**
  * What one instance changed that others may hold in a cache: `credential:<secret hash, base64>`
@@ -13,6 +14,14 @@ export const CACHE_CHANNEL = 'reblog_cache';
 export const notifyCache = (payload: string) => `pg_notify('${CACHE_CHANNEL}', ${payload})`;
 
 const RECONNECT_MS = 1_000;
+
+/** `LISTEN <channel>` (a channel is a name, not a parameter), declared once per channel. */
+const listens = new Map<string, Sql<[], never>>();
+function listen(channel: string): Sql<[], never> {
+  let statement = listens.get(channel);
+  if (!statement) listens.set(channel, (statement = sql(`notifications.listen_${channel}`, `LISTEN ${channel}`)));
+  return statement;
+}
 
 type Handler = (payload: string) => void;
 
@@ -52,7 +61,7 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
       handlers = new Set();
       this.handlers.set(channel, handlers);
       // A channel first asked for after the connection was opened.
-      this.client?.query(`LISTEN ${channel}`).catch((err: Error) => this.log.warn(`LISTEN ${channel} failed: ${err.message}`));
+      if (this.client) run(this.client, listen(channel), []).catch((err: Error) => this.log.warn(`LISTEN ${channel} failed: ${err.message}`));
     }
     handlers.add(handler);
     return () => handlers.delete(handler);
@@ -75,7 +84,7 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+      for (const channel of this.handlers.keys()) await run(client, listen(channel), []);
     } catch (err) {
       await client.end().catch(() => undefined);
       if (!reconnecting) throw err;

@@ -3,7 +3,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 
 /**
  * One SQL statement of a repository: its text, with the types of the parameters it takes (`P`) and
- * of the rows it answers (`R`). Only repositories (`*.repository.ts`) declare statements; services
+ * of the rows it answers (`R`). Only repositories (`*.repository.ts`) declare the statements of
+ * tables, besides the database plumbing's own (LISTEN, start-up checks, the migration lock); services
  * call the repositories' methods and hold the transaction scope.
  */
 export interface Sql<P extends readonly unknown[], R> {
@@ -17,10 +18,11 @@ export interface Sql<P extends readonly unknown[], R> {
 }
 
 /**
- * Where a statement runs: TypeORM's pool (the DataSource), a transaction (its EntityManager), or a
- * pg pool (or one of its clients) that a repository opened for itself.
+ * Where a statement runs: TypeORM's pool (the DataSource), a transaction (its EntityManager), a
+ * pg pool (or one of its clients) that a repository opened for itself, or a lone pg connection
+ * (the LISTEN connection, the start-up checks).
  */
-export type Queryable = DataSource | EntityManager | pg.Pool | pg.PoolClient;
+export type Queryable = DataSource | EntityManager | pg.Pool | pg.PoolClient | pg.Client;
 
 export interface SqlOptions {
   /**
@@ -82,4 +84,27 @@ export async function row<P extends readonly unknown[], R>(db: Queryable, statem
 /** How many rows a statement affected. */
 export async function affected<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<number> {
   return (await run(db, statement, params)).count;
+}
+
+const BEGIN = sql('transaction.begin', 'BEGIN');
+const COMMIT = sql('transaction.commit', 'COMMIT');
+const ROLLBACK = sql('transaction.rollback', 'ROLLBACK');
+
+/**
+ * Runs `work` in a transaction on one connection of a repository's own pg pool (TypeORM's
+ * `DataSource.transaction` is for its pool): committed when `work` resolves, rolled back when it throws.
+ */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await run(client, BEGIN, []);
+    const result = await work(client);
+    await run(client, COMMIT, []);
+    return result;
+  } catch (err) {
+    await run(client, ROLLBACK, []).catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }

@@ -9,11 +9,7 @@ export const JOB_CHANNEL = 'reblog_jobs';
 /** What travels on {@link JOB_CHANNEL}: a new job to claim, a job's progress, or its new status. */
 export type JobEvent = { kind: 'new' } | { kind: 'progress'; id: string; progress: number } | { kind: 'status'; id: string; status: JobStatus };
 
-/** SQL expressions building the NOTIFY payloads, so every writer speaks the same tiny format. */
-export const notifyNew = `pg_notify('${JOB_CHANNEL}', 'n')`;
-export const notifyStatus = (id: string, status: string) => `pg_notify('${JOB_CHANNEL}', 's:' || ${id} || ':' || ${status})`;
-export const notifyProgress = (id: string, progress: string) => `pg_notify('${JOB_CHANNEL}', 'p:' || ${id} || ':' || ${progress})`;
-
+/** Reads a payload of {@link JOB_CHANNEL}, as the statements of JobsRepository write it. */
 export function parseJobEvent(payload: string): JobEvent | null {
   if (payload === 'n') return { kind: 'new' };
   const [kind, id, value] = payload.split(':');

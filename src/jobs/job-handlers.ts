@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { EntityManager } from 'typeorm';
 import type { Job } from './job.entity.js';
 
@@ -19,14 +20,25 @@ export interface JobHandler {
   prepare(job: Job, signal: AbortSignal, progress: (fraction: number) => void): Promise<JobEffect>;
 }
 
-/** The handlers of this process, by job kind; domain modules register theirs at init. */
+/**
+ * Marks a provider as the {@link JobHandler} of one kind of job (`@JobHandler('write_article')`);
+ * the jobs module finds it at boot.
+ */
+export const JobHandler = DiscoveryService.createDecorator<string>();
+
+/** The handlers of this process, by job kind: the providers marked with {@link JobHandler}, found at boot. */
 @Injectable()
-export class JobHandlers {
+export class JobHandlers implements OnModuleInit {
   private readonly handlers = new Map<string, JobHandler>();
 
-  register(kind: string, handler: JobHandler): void {
-    if (this.handlers.has(kind)) throw new Error(`Two job handlers for "${kind}".`);
-    this.handlers.set(kind, handler);
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders({ metadataKey: JobHandler.KEY })) {
+      const kind = this.discovery.getMetadataByDecorator(JobHandler, wrapper)!;
+      if (this.handlers.has(kind)) throw new Error(`Two job handlers for "${kind}".`);
+      this.handlers.set(kind, wrapper.instance as JobHandler);
+    }
   }
 
   get(kind: string): JobHandler | undefined {

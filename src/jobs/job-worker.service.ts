@@ -2,15 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
-import { openAsyncCommitPool } from '../database/async-commit-pool.js';
-import { JobEventsService, notifyNew, notifyProgress, notifyStatus } from './job-events.service.js';
+import { JobEventsService } from './job-events.service.js';
 import { JobHandlers, type JobEffect } from './job-handlers.js';
 import { isTerminal, type Job } from './job.entity.js';
+import { JobsRepository } from './jobs.repository.js';
 
 /** How long a claim lasts without a heartbeat; a job whose worker died is taken up again after it. */
 export const LEASE_SECONDS = 10;
@@ -24,13 +23,6 @@ export const POLL_MS = 1_000;
 export const CONCURRENCY = 4;
 /** How long shutdown waits for running jobs to stop after handing them back. */
 const STOP_WAIT_MS = 5_000;
-/**
- * Connections of the bookkeeping pool (claims, heartbeats, progress). It commits asynchronously
- * (no fsync wait): losing one of those writes in a database crash only sends the job back to the
- * queue or its lease to expiry, and the run's final write, fenced by the claim, then does nothing.
- * Side effects and terminal states go through the main pool, durably.
- */
-const BOOKKEEPING_CONNECTIONS = 2;
 
 /** Why a run was stopped from outside. */
 type StopReason = 'cancelled' | 'lease_lost' | 'shutdown';
@@ -68,10 +60,10 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   private stopping = false;
   private filling = false;
   private fillAgain = false;
-  private bookkeeping: pg.Pool | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly jobs: JobsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: JobEventsService,
     private readonly handlers: JobHandlers,
@@ -80,7 +72,6 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   onApplicationBootstrap(): void {
     if (this.config.role === 'api' || !this.handlers.kinds().length) return;
     this.started = true;
-    this.bookkeeping = openAsyncCommitPool(this.db, 'worker', BOOKKEEPING_CONNECTIONS, this.log);
     this.unsubscribe.push(
       this.events.onAny((event) => {
         if (event.kind === 'new') void this.fill();
@@ -111,34 +102,15 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     for (const timer of this.timers) clearInterval(timer);
     for (const off of this.unsubscribe) off();
     const runs = [...this.runs.values()];
-    if (!runs.length) return this.closeBookkeeping();
+    if (!runs.length) return;
     try {
-      await this.db.query(
-        `WITH r AS (
-           UPDATE jobs SET status = 'queued', locked_by = NULL, locked_until = NULL, run_after = now(), attempts = greatest(attempts - 1, 0)
-            WHERE status = 'running' AND locked_by = $1
-           RETURNING id)
-         SELECT ${notifyNew} FROM r LIMIT 1`,
-        [this.id],
-      );
+      await this.jobs.handBack(this.id);
     } catch (err) {
       this.log.warn(`Could not hand running jobs back (their leases will expire instead): ${(err as Error).message}`);
     }
     for (const run of runs) run.abort.abort('shutdown' satisfies StopReason);
+    // The repository closes its bookkeeping pool after this (at application shutdown).
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((done) => setTimeout(done, STOP_WAIT_MS).unref())]);
-    await this.closeBookkeeping();
-  }
-
-  private async closeBookkeeping(): Promise<void> {
-    const pool = this.bookkeeping;
-    this.bookkeeping = null;
-    await pool?.end().catch(() => undefined);
-  }
-
-  /** Bookkeeping statements (claims, heartbeats, progress): asynchronous commit, rows answered. */
-  private async book<T>(sql: string, params: unknown[]): Promise<T[]> {
-    if (!this.bookkeeping) throw new Error('The worker is stopped.');
-    return (await this.bookkeeping.query(sql, params)).rows as T[];
   }
 
   /** Claims due jobs while this process has free slots. */
@@ -177,51 +149,8 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
    * before it committed, and the per-account cap holds across instances. A claim is one short
    * statement on a few rows (the queued cap bounds them), so the turns are short.
    */
-  private async claim(limit: number): Promise<Job[]> {
-    if (!this.bookkeeping) throw new Error('The worker is stopped.');
-    const client = await this.bookkeeping.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('jobs_claim', 0))`);
-      // UPDATEs sit in a CTE so the driver answers rows (a bare UPDATE answers [rows, count]).
-      const { rows } = await client.query<Job>(
-        `WITH running AS (
-           SELECT account_id, count(*)::int AS n FROM jobs WHERE status = 'running' GROUP BY account_id),
-         accounts AS (
-           SELECT q.account_id
-             FROM (SELECT account_id, min(run_after) AS oldest FROM jobs
-                    WHERE status = 'queued' AND run_after <= now() AND tool = ANY($3)
-                    GROUP BY account_id) q
-             LEFT JOIN running r USING (account_id)
-            WHERE coalesce(r.n, 0) < $5
-            ORDER BY coalesce(r.n, 0), q.oldest
-            LIMIT $2),
-         next AS (
-           SELECT j.id FROM accounts a
-            CROSS JOIN LATERAL (
-              SELECT id FROM jobs
-               WHERE account_id = a.account_id AND status = 'queued' AND run_after <= now() AND tool = ANY($3)
-               ORDER BY run_after, id
-               LIMIT 1
-               FOR UPDATE SKIP LOCKED) j),
-         claimed AS (
-           UPDATE jobs j
-              SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
-                  locked_until = now() + make_interval(secs => $4), started_at = coalesce(j.started_at, now())
-             FROM next
-            WHERE j.id = next.id AND j.status = 'queued'
-           RETURNING j.*)
-         SELECT * FROM claimed`,
-        [this.id, limit, this.handlers.kinds(), LEASE_SECONDS, this.config.jobsMaxRunningPerAccount],
-      );
-      await client.query('COMMIT');
-      return rows;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  private claim(limit: number): Promise<Job[]> {
+    return this.jobs.claim(this.id, limit, this.handlers.kinds(), LEASE_SECONDS, this.config.jobsMaxRunningPerAccount);
   }
 
   private start(job: Job): void {
@@ -255,29 +184,16 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   /** The side effect and `succeeded`, in one transaction, only while the run still holds the job. */
   private async complete(run: Run, effect: JobEffect): Promise<void> {
     await this.db.transaction(async (m) => {
-      const [row] = (await m.query(`SELECT status, locked_by, attempts FROM jobs WHERE id = $1 FOR UPDATE`, [run.job.id])) as Pick<Job, 'status' | 'locked_by' | 'attempts'>[];
+      const row = await this.jobs.lockForCompletion(run.job.id, m);
       if (!row || row.status !== 'running' || row.locked_by !== this.id || row.attempts !== run.attempt) throw new LeaseLost();
       const result = await effect(m);
-      await m.query(
-        `WITH u AS (
-           UPDATE jobs SET status = 'succeeded', progress = 1, result = $2::jsonb, error = NULL, finished_at = now(), locked_by = NULL, locked_until = NULL
-            WHERE id = $1 RETURNING id)
-         SELECT ${notifyStatus('u.id::text', `'succeeded'`)} FROM u`,
-        [run.job.id, JSON.stringify(result)],
-      );
+      await this.jobs.succeed(run.job.id, result, m);
     });
   }
 
   private async fail(run: Run, error: { code: string; message: string }): Promise<void> {
-    await this.db
-      .query(
-        `WITH u AS (
-           UPDATE jobs SET status = 'failed', error = $4::jsonb, finished_at = now(), locked_by = NULL, locked_until = NULL
-            WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3
-           RETURNING id)
-         SELECT ${notifyStatus('u.id::text', `'failed'`)} FROM u`,
-        [run.job.id, this.id, run.attempt, JSON.stringify(error)],
-      )
+    await this.jobs
+      .fail(run.job.id, this.id, run.attempt, error)
       .catch((err: Error) => this.log.warn(`Could not mark job ${run.job.id} failed (its lease will expire): ${err.message}`));
   }
 
@@ -292,12 +208,8 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       });
     }
     const backoff = Math.min(60, 2 ** (run.attempt - 1)) * (0.5 + Math.random() / 2);
-    await this.db
-      .query(
-        `UPDATE jobs SET status = 'queued', locked_by = NULL, locked_until = NULL, run_after = now() + make_interval(secs => $4)
-          WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3`,
-        [job.id, this.id, run.attempt, backoff],
-      )
+    await this.jobs
+      .retryLater(job.id, this.id, run.attempt, backoff)
       .catch((e: Error) => this.log.warn(`Could not requeue job ${job.id} (its lease will expire): ${e.message}`));
   }
 
@@ -315,13 +227,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       try {
         while (p.pending > p.written && !run.abort.signal.aborted) {
           const value = p.pending;
-          await this.book(
-            `WITH u AS (
-               UPDATE jobs SET progress = $4::real WHERE id = $1 AND status = 'running' AND locked_by = $2 AND attempts = $3 AND progress < $4::real
-               RETURNING id, progress)
-             SELECT ${notifyProgress('u.id::text', 'u.progress::text')} FROM u`,
-            [run.job.id, this.id, run.attempt, value],
-          );
+          await this.jobs.recordProgress(run.job.id, this.id, run.attempt, value);
           p.written = value;
         }
       } catch (err) {
@@ -337,14 +243,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     if (!this.runs.size || this.stopping) return;
     const runs = [...this.runs.values()];
     try {
-      const rows = await this.book<{ id: string; attempts: number }>(
-        `WITH u AS (
-           UPDATE jobs SET locked_until = now() + make_interval(secs => $3)
-            WHERE id = ANY($2::uuid[]) AND locked_by = $1 AND status = 'running' AND NOT cancel_requested
-           RETURNING id, attempts)
-         SELECT * FROM u`,
-        [this.id, runs.map((r) => r.job.id), LEASE_SECONDS],
-      );
+      const rows = await this.jobs.renewLeases(this.id, runs.map((r) => r.job.id), LEASE_SECONDS);
       const held = new Map(rows.map((r) => [r.id, r.attempts]));
       for (const run of runs) {
         if (held.get(run.job.id) !== run.attempt && this.runs.get(run.job.id) === run) this.stop(run.job.id, 'lease_lost');
@@ -358,23 +257,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   private async sweep(): Promise<void> {
     if (this.stopping) return;
     try {
-      await this.db.query(
-        `WITH expired AS (
-           SELECT id FROM jobs WHERE status = 'running' AND locked_until < now() FOR UPDATE SKIP LOCKED),
-         u AS (
-           UPDATE jobs j SET
-             status = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'queued' END,
-             error = CASE WHEN j.attempts >= j.max_attempts
-               THEN jsonb_build_object('code', 'unavailable', 'message',
-                 'The worker running this job stopped ' || j.attempts || ' times; call ' || j.tool || ' again, and if it keeps failing tell the user the service has a problem.')
-               ELSE j.error END,
-             finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
-             run_after = now() + make_interval(secs => least(60, power(2, greatest(j.attempts - 1, 0)))),
-             locked_by = NULL, locked_until = NULL
-           FROM expired WHERE j.id = expired.id AND j.status = 'running'
-           RETURNING j.id, j.status)
-         SELECT id, status, ${notifyStatus('u.id::text', 'u.status')} FROM u`,
-      );
+      await this.jobs.reclaimExpired();
     } catch (err) {
       this.log.warn(`Reclaiming expired jobs failed: ${(err as Error).message}`);
     }

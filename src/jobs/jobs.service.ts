@@ -6,8 +6,9 @@ import { isUuid, newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
-import { JobEventsService, notifyNew, notifyStatus } from './job-events.service.js';
+import { JobEventsService } from './job-events.service.js';
 import { isTerminal, type Job, type JobStatus } from './job.entity.js';
+import { JobsRepository } from './jobs.repository.js';
 
 export interface JobView {
   id: string;
@@ -59,6 +60,7 @@ export class JobsService {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly jobs: JobsRepository,
     private readonly events: JobEventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -75,8 +77,8 @@ export class JobsService {
     const job = await this.db.transaction(async (m) => {
       // Count and insert under a lock of the account, held to the commit: concurrent calls, on any
       // instance, queue one after the other and never overshoot the cap.
-      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`jobs_enqueue:${input.accountId}`]);
-      const [{ queued }] = (await m.query(`SELECT count(*)::int AS queued FROM jobs WHERE account_id = $1 AND status = 'queued'`, [input.accountId])) as { queued: number }[];
+      await this.jobs.lockEnqueue(input.accountId, m);
+      const queued = await this.jobs.countQueued(input.accountId, m);
       if (queued >= limit) {
         throw new DomainError(
           'too_many_jobs',
@@ -84,32 +86,18 @@ export class JobsService {
           { queued, limit },
         );
       }
-      const [row] = (await m.query(
-        `WITH j AS (
-           INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
-           RETURNING *)
-         SELECT j.*, ${notifyNew} AS notified FROM j`,
-        [newId(), input.accountId, input.projectId, input.credentialId, input.tool, JSON.stringify(input.args), input.requestKey ?? null],
-      )) as (Job & { notified?: unknown })[];
-      delete row.notified;
-      return row;
+      return this.jobs.insert({ ...input, id: newId(), requestKey: input.requestKey ?? null }, m);
     });
     if (!input.requestKey) return job;
     // A statement of its own, after the insert committed: a cancellation remembered too late for this
     // statement to see it is followed by cancelByRequest's own update, which sees the job.
-    const [cancelled] = await this.cancelWhere(
-      `id = $1 AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM request_cancellations WHERE credential_id = $2 AND request_key = $3)`,
-      [job.id, input.credentialId, input.requestKey],
-    );
-    return cancelled ?? job;
+    return (await this.jobs.cancelIfRequestCancelled(job.id, input.credentialId, input.requestKey)) ?? job;
   }
 
   /** The job if it belongs to the account and to one of `projectIds`, else null (another tenant's job is an unknown one). */
   async find(accountId: string, projectIds: readonly string[], id: string): Promise<Job | null> {
     if (!isUuid(id)) return null;
-    const [job] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[])`, [id, accountId, projectIds])) as Job[];
-    return job ?? null;
+    return this.jobs.find(accountId, projectIds, id);
   }
 
   /** Like {@link find}, but an unknown job is a `not_found` error. */
@@ -121,36 +109,13 @@ export class JobsService {
 
   /** Jobs of one project, newest first, by page (the `list_jobs` tool). */
   async listPage(accountId: string, projectId: string, q: { status?: JobStatus; page: number; page_size: number }): Promise<JobListing> {
-    const params: unknown[] = [accountId, projectId];
-    let filter = 'account_id = $1 AND project_id = $2';
-    if (q.status) {
-      params.push(q.status);
-      filter += ` AND status = $${params.length}`;
-    }
-    const [{ total }] = (await this.db.query(`SELECT count(*)::int AS total FROM jobs WHERE ${filter}`, params)) as { total: number }[];
-    const rows = (await this.db.query(`SELECT * FROM jobs WHERE ${filter} ORDER BY id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-      ...params,
-      q.page_size,
-      (q.page - 1) * q.page_size,
-    ])) as Job[];
-    return { items: rows.map(jobView), pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) } };
+    const { total, jobs } = await this.jobs.pageInProject(accountId, projectId, q.status, q.page_size, (q.page - 1) * q.page_size);
+    return { items: jobs.map(jobView), pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) } };
   }
 
   /** Jobs of an account by cursor (admin API). */
   async list(accountId: string, filter: JobFilter, limit = 50, cursor?: string): Promise<Page<JobView>> {
-    const after = decodeCursor(cursor);
-    const params: unknown[] = [accountId];
-    const where = ['account_id = $1'];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (after) add('id < ?', after);
-    if (filter.status) add('status = ?', filter.status);
-    if (filter.project_id) add('project_id = ?', filter.project_id);
-    if (filter.project_ids) add('project_id = ANY(?)', filter.project_ids);
-    params.push(limit + 1);
-    const rows = (await this.db.query(`SELECT * FROM jobs WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params)) as Job[];
+    const rows = await this.jobs.list(accountId, { after: decodeCursor(cursor), status: filter.status, projectId: filter.project_id, projectIds: filter.project_ids }, limit + 1);
     return toPage(rows, limit, jobView);
   }
 
@@ -160,7 +125,7 @@ export class JobsService {
    */
   async cancel(accountId: string, projectIds: readonly string[], id: string): Promise<Job> {
     if (isUuid(id)) {
-      const [job] = await this.cancelWhere(`id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[]) AND status IN ('queued', 'running')`, [id, accountId, projectIds]);
+      const job = await this.jobs.cancel(accountId, projectIds, id);
       if (job) return job;
     }
     const job = await this.get(accountId, projectIds, id);
@@ -173,33 +138,13 @@ export class JobsService {
    * job after this cancels it itself ({@link enqueue}).
    */
   async cancelByRequest(accountId: string, credentialId: string, requestKey: string): Promise<Job | null> {
-    await this.db.query(
-      `WITH expired AS (DELETE FROM request_cancellations WHERE at < now() - interval '1 hour')
-       INSERT INTO request_cancellations (credential_id, request_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-      [credentialId, requestKey],
-    );
-    const [job] = await this.cancelWhere(`account_id = $1 AND credential_id = $2 AND request_key = $3 AND status IN ('queued', 'running')`, [accountId, credentialId, requestKey]);
-    return job ?? null;
-  }
-
-  /** Cancels the jobs matching `where`, telling every instance (their workers stop them). */
-  private async cancelWhere(where: string, params: unknown[]): Promise<Job[]> {
-    const jobs = (await this.db.query(
-      `WITH u AS (
-         UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), locked_by = NULL, locked_until = NULL
-          WHERE ${where}
-         RETURNING *)
-       SELECT u.*, ${notifyStatus('u.id::text', `'cancelled'`)} AS notified FROM u`,
-      params,
-    )) as (Job & { notified?: unknown })[];
-    for (const job of jobs) delete job.notified;
-    return jobs;
+    await this.jobs.rememberCancelledRequest(credentialId, requestKey);
+    return this.jobs.cancelByRequest(accountId, credentialId, requestKey);
   }
 
   /** The job as it is now (a waiting call's read). */
-  async reread(job: Pick<Job, 'id' | 'account_id'>): Promise<Job | null> {
-    const [row] = (await this.db.query(`SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [job.id, job.account_id])) as Job[];
-    return row ?? null;
+  reread(job: Pick<Job, 'id' | 'account_id'>): Promise<Job | null> {
+    return this.jobs.reread(job.id, job.account_id);
   }
 
   /**

@@ -11,14 +11,18 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Reads and parses the body of a POST /mcp before any guard runs: the size limit answers first
- * (413), and every later refusal can carry the request's id. Errors of the body itself are kept
- * and answered after the credential is known, so they are recorded in the activity log.
+ * (413), and every later refusal can carry the request's id and be recorded under the method it
+ * names. Errors of the body itself are kept and answered after the credential is known, so they
+ * are recorded in the activity log.
  */
 @Injectable()
 export class McpBodyMiddleware implements NestMiddleware {
   async use(req: McpRequest, res: Response, next: NextFunction): Promise<void> {
+    if (req.method !== 'POST') {
+      req.mcp = { startedAt: performance.now(), id: null, method: req.method };
+      return next();
+    }
     req.mcp = { startedAt: performance.now(), id: null };
-    if (req.method !== 'POST') return next();
     let raw: Buffer;
     try {
       raw = await getRawBody(req, { limit: MAX_BODY_BYTES, length: req.headers['content-length'] });
@@ -50,8 +54,13 @@ function parse(req: McpRequest, raw: Buffer): void {
     state.parseError = { code: RpcCode.ParseError, message: 'Parse error: the body is not valid JSON.', status: 400 };
     return;
   }
-  const message = state.message as { id?: unknown };
-  if (message && typeof message === 'object' && !Array.isArray(message) && isId(message.id)) state.id = message.id;
+  const message = state.message as { id?: unknown; method?: unknown; params?: { name?: unknown } };
+  if (message && typeof message === 'object' && !Array.isArray(message)) {
+    if (isId(message.id)) state.id = message.id;
+    if (typeof message.method === 'string') state.method = message.method;
+    const tool = state.method === 'tools/call' ? message.params?.name : undefined;
+    if (typeof tool === 'string') state.tool = tool.slice(0, 100);
+  }
   if (depth(state.message, 0) > MAX_DEPTH) {
     state.parseError = { code: RpcCode.InvalidRequest, message: `Invalid request: JSON nested deeper than ${MAX_DEPTH} levels.`, status: 400 };
   }

@@ -1,41 +1,29 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { Principal } from '../auth/principal.js';
-import { CatalogueService } from './catalogue.service.js';
-import { RpcCode, RpcError } from './json-rpc.js';
-import type { McpRequest } from './mcp-request.js';
-import { requestKey } from './progress-stream.js';
+import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
+import type { MethodResult } from './method-result.js';
 import { negotiate } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
-import { SessionsService } from './sessions.service.js';
+import { SessionsService, type SessionInfo } from './sessions.service.js';
+import { ToolAccess } from './tool-access.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
-
-export interface MethodCall {
-  req: McpRequest;
-  principal: Principal;
-  params: unknown;
-  signal: AbortSignal;
-  progress: (fraction: number, message?: string) => void;
-  /** Names the request across instances (its session and JSON-RPC id), for `notifications/cancelled`; none outside a session. */
-  requestKey?: string;
-}
 
 /** A notification from the client (no answer but 202). */
 export interface NotificationCall {
   principal: Principal;
+  /** The session it was sent in; null for a stateless client. */
+  session: SessionInfo | null;
   params: unknown;
-  sessionId: string | null;
 }
 
-export interface MethodResult {
-  /** The JSON-RPC `result`: a value, or JSON text already serialised. */
-  result: unknown;
-  outcome?: Outcome;
-  tool?: string;
-  projectId?: string | null;
-  headers?: Record<string, string>;
+/** A JSON-RPC request from the client. */
+export interface MethodCall extends NotificationCall {
+  id: RequestId;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+  progress: (fraction: number, message?: string) => void;
 }
 
 type Method = (call: MethodCall) => Promise<MethodResult> | MethodResult;
@@ -60,14 +48,14 @@ export class McpMethods {
 
   constructor(
     private readonly sessions: SessionsService,
-    private readonly catalogue: CatalogueService,
+    private readonly access: ToolAccess,
     private readonly tools: ToolDispatcher,
     private readonly cancellation: RequestCancellation,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
       ['ping', () => ({ result: {} })],
-      ['tools/list', ({ principal }) => ({ result: this.catalogue.list(principal) })],
+      ['tools/list', ({ principal }) => ({ result: this.access.list(principal) })],
       ['tools/call', (call) => this.callTool(call)],
     ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
@@ -84,7 +72,7 @@ export class McpMethods {
     return handler(call);
   }
 
-  private async initialize({ req, principal, params }: MethodCall): Promise<MethodResult> {
+  private async initialize({ principal, params }: MethodCall): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo.');
     const { protocolVersion, clientInfo } = params as { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } };
     if (typeof protocolVersion !== 'string') throw RpcError.invalidParams('Invalid params: "protocolVersion" must be a string.');
@@ -94,8 +82,6 @@ export class McpMethods {
         : null;
     const version = negotiate(protocolVersion);
     const session = await this.sessions.create(principal, version, client);
-    req.mcp.sessionId = session.id;
-    req.mcp.client = client;
     return {
       result: {
         protocolVersion: version,
@@ -103,6 +89,8 @@ export class McpMethods {
         serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
         instructions: INSTRUCTIONS,
       },
+      // The new session is this request's own in the activity log: its client is known from now on.
+      session,
       headers: { 'Mcp-Session-Id': session.id },
     };
   }
@@ -113,20 +101,25 @@ export class McpMethods {
    * of the same session (MCP "Cancellation"), and stateless clients of one credential reuse request
    * ids, so a sessionless one could name the call of any of them.
    */
-  private async cancelled({ principal, params, sessionId }: NotificationCall): Promise<void> {
+  private async cancelled({ principal, params, session }: NotificationCall): Promise<void> {
     const requestId = params !== null && typeof params === 'object' ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    if (sessionId === null) {
+    if (session === null) {
       this.log.debug(`notifications/cancelled for request ${JSON.stringify(requestId)} without Mcp-Session-Id ignored: it cannot tell which client's call it means`);
       return;
     }
-    await this.cancellation.cancel(principal, requestKey(sessionId, requestId));
+    await this.cancellation.cancel(principal, requestKey(session.id, requestId));
   }
 
-  private async callTool({ principal, params, signal, progress, requestKey }: MethodCall): Promise<MethodResult> {
-    const out = await this.tools.call({ principal, params, signal, progress, requestKey });
-    return { result: out.result, outcome: out.outcome, tool: out.tool, projectId: out.projectId };
+  private callTool({ principal, session, id, params, signal, progress }: MethodCall): Promise<MethodResult> {
+    // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
+    return this.tools.call({ principal, params, signal, progress, requestKey: session ? requestKey(session.id, id) : undefined });
   }
+}
+
+/** Names an in-flight request of a session across instances: the session and its JSON-RPC id. */
+function requestKey(sessionId: string, id: unknown): string {
+  return `${sessionId}:${JSON.stringify(id)}`;
 }
 
 function readVersion(): string {

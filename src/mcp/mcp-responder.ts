@@ -3,14 +3,17 @@ import type { Response } from 'express';
 import type { Outcome } from '../activity/activity-entry.entity.js';
 import { ActivityService } from '../activity/activity.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { errorBody, resultBody, type RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import type { MethodResult } from './method-result.js';
 
-export interface Recorded {
+interface Entry {
   method: string;
-  tool?: string | null;
-  projectId?: string | null;
+  tool: string | null;
   outcome: Outcome;
-  error?: { code: number; message: string } | null;
+  projectId?: string | null;
+  session?: MethodResult['session'] | null;
+  error?: { code: number; message: string };
 }
 
 /**
@@ -26,25 +29,43 @@ export class McpResponder {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
-  async send(req: McpRequest, res: Response, status: number, body: string | null, recorded: Recorded | null, headers?: Record<string, string>): Promise<void> {
+  /** A method's answer: its result with 200, or no body (202 to a notification or a client's response, 204 to DELETE). */
+  answer(req: McpRequest, res: Response, status: number, out: MethodResult): Promise<void> {
     const state = req.mcp;
-    if (state.principal && recorded) {
+    const body = out.result === undefined ? null : resultBody(state.id, out.result);
+    // A body without a JSON-RPC method is the client's response to us.
+    const entry = { method: state.method ?? '(response)', tool: state.tool ?? null, outcome: out.outcome ?? 'ok', projectId: out.projectId, session: out.session };
+    return this.send(req, res, status, body, entry, out.headers);
+  }
+
+  /** A refusal: the JSON-RPC error with its HTTP status, carrying the request's id where the body could be read. */
+  refuse(req: McpRequest, res: Response, err: RpcError, outcome: Outcome): Promise<void> {
+    const state = req.mcp;
+    // The body could not be read as a JSON-RPC message (no method).
+    const entry = { method: state.method ?? '(invalid)', tool: state.tool ?? null, outcome, error: { code: err.code, message: err.message } };
+    return this.send(req, res, err.httpStatus, errorBody(state.id, err.code, err.message, err.data), entry, err.headers);
+  }
+
+  private async send(req: McpRequest, res: Response, status: number, body: string | null, entry: Entry, headers?: Record<string, string>): Promise<void> {
+    const state = req.mcp;
+    if (state.principal) {
+      const session = entry.session ?? state.session;
       await this.activity
         .record({
           accountId: state.principal.accountId,
           credential: state.principal.credential,
-          client: state.client ?? null,
-          sessionId: state.sessionId ?? null,
-          method: recorded.method,
-          tool: recorded.tool ?? null,
-          projectId: recorded.projectId ?? null,
-          outcome: recorded.outcome,
-          error: recorded.error ?? null,
+          client: session?.client ?? null,
+          sessionId: session?.id ?? null,
+          method: entry.method,
+          tool: entry.tool,
+          projectId: entry.projectId ?? null,
+          outcome: entry.outcome,
+          error: entry.error ?? null,
           durationMs: performance.now() - state.startedAt,
         })
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
-    this.metrics?.request({ method: recorded?.method ?? req.method, tool: recorded?.tool, outcome: recorded?.outcome ?? 'ok', status, seconds: (performance.now() - state.startedAt) / 1000 });
+    this.metrics?.request({ method: entry.method, tool: entry.tool, outcome: entry.outcome, status, seconds: (performance.now() - state.startedAt) / 1000 });
     // A call that streamed progress ends its event stream with the answer (result or error).
     if (state.stream?.opened) return state.stream.end(body ?? '');
     if (res.headersSent) return;

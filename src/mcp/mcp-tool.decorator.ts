@@ -1,12 +1,14 @@
-import { DiscoveryService } from '@nestjs/core';
+import { DiscoveryService, type DiscoverableDecorator } from '@nestjs/core';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 
-/** A JSON Schema of an object (the subset the tools use). */
+/** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
 export interface ObjectSchema {
   type: 'object';
   properties: Record<string, Record<string, unknown>>;
-  required?: string[];
+  required?: readonly string[];
   additionalProperties?: boolean;
   [keyword: string]: unknown;
 }
@@ -20,12 +22,12 @@ export interface ToolAnnotations {
 }
 
 /** Everything the catalogue publishes and enforces about one tool: one declaration, one source of truth. */
-export interface ToolDefinition {
+export interface ToolDefinition<Input extends ObjectSchema = ObjectSchema> {
   name: string;
   title: string;
   description: string;
-  /** Published as `inputSchema` and compiled into the validator. Never mentions `project_id`. */
-  input: ObjectSchema;
+  /** Published as `inputSchema`, compiled into the validator and typing run()'s arguments. Never mentions `project_id`. */
+  input: Input;
   /** Published as `outputSchema` when the result has a fixed shape. */
   output?: ObjectSchema;
   scope: Scope;
@@ -60,13 +62,20 @@ export interface ToolContext {
 /** An MCP content block (text, image, audio, resource...). */
 export type ContentBlock = Record<string, unknown> & { type: string };
 
-/** A tool answer with more than the JSON text block: extra content, or raw content (conformance fixtures). */
+/** A tool answer with more than the JSON text block: extra content, raw content (conformance fixtures), or its outcome. */
 export class ToolReply {
   constructor(
     readonly value: Record<string, unknown> | null,
     readonly extraContent: ContentBlock[] = [],
     readonly rawContent?: ContentBlock[],
+    /** What the activity log records of the call: a tool that answers without doing its work says so. */
+    readonly outcome: Outcome = 'ok',
   ) {}
+
+  /** A JSON answer recorded with `outcome` (e.g. `setup_required`: the tool asks for its setup instead of working). */
+  static withOutcome(outcome: Outcome, value: object): ToolReply {
+    return new ToolReply(value as Record<string, unknown>, [], undefined, outcome);
+  }
 }
 
 /** A tool provider: a thin adapter from arguments to a domain service. */
@@ -74,5 +83,30 @@ export interface McpToolHandler<Args = any> {
   run(args: Args, ctx: ToolContext): Promise<object | ToolReply>;
 }
 
-/** Marks a provider as an MCP tool; the catalogue discovers it at boot. */
-export const McpTool = DiscoveryService.createDecorator<ToolDefinition>();
+/** The schema as the catalogue compiles it: closed unless it says otherwise. */
+type Closed<Input> = Input extends { additionalProperties: boolean } ? Input : Input & { readonly additionalProperties: false };
+
+/**
+ * The arguments run() receives, derived from the tool's input schema (declared `as const`): what the
+ * validator lets through, its defaults applied (so a property with a default is always present).
+ */
+export type ToolArgs<Input extends ObjectSchema & JSONSchema> = FromSchema<Closed<Input>>;
+
+/** A tool provider class whose run() takes the arguments its input schema describes. */
+type ToolClass<Input extends ObjectSchema & JSONSchema> = abstract new (...deps: any[]) => {
+  // A property, not a method: its arguments are checked strictly (contravariantly), not bivariantly.
+  run: (args: ToolArgs<Input>, ctx: ToolContext) => Promise<object | ToolReply>;
+};
+
+/** A definition, then the class it decorates: its run() must take the arguments the definition's input describes. */
+interface ToolDecorator {
+  <const Input extends ObjectSchema & JSONSchema>(definition: ToolDefinition<Input>): (target: ToolClass<Input>) => void;
+}
+
+/**
+ * Marks a provider as an MCP tool; the catalogue discovers it at boot (by `McpTool.KEY`). The compiler
+ * checks that the class's run() takes the {@link ToolArgs} of `definition.input`: the schema is the only
+ * declaration of a tool's arguments. (Discovery reads the metadata through the second signature, which
+ * no definition matches: its input would be `never`.)
+ */
+export const McpTool = DiscoveryService.createDecorator<ToolDefinition>() as unknown as ToolDecorator & DiscoverableDecorator<ToolDefinition<never>>;

@@ -5,6 +5,8 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import { requestVersion } from './protocol-version.js';
+import { SessionsService } from './sessions.service.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
@@ -66,6 +68,45 @@ export class CredentialGuard implements CanActivate {
       );
     }
     req.mcp.principal = principal;
+    return true;
+  }
+}
+
+/**
+ * The session a request names in `Mcp-Session-Id`: unknown, ended, expired or another credential's
+ * is 404; without the header the request is served outside any session (stateless clients).
+ * DELETE is left to its handler: ending the session is its check, in one statement.
+ */
+@Injectable()
+export class SessionGuard implements CanActivate {
+  constructor(private readonly sessions: SessionsService) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const req = context.switchToHttp().getRequest<McpRequest>();
+    if (req.method === 'DELETE') return true;
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string') {
+      req.mcp.session = null;
+      return true;
+    }
+    return this.sessions.get(id, req.mcp.principal!).then((session) => {
+      req.mcp.session = session;
+      return true;
+    });
+  }
+}
+
+/**
+ * The protocol version a JSON-RPC message speaks, before its envelope is checked: an unsupported
+ * `MCP-Protocol-Version` is 400. Requests without a message (GET, DELETE...) speak none.
+ */
+@Injectable()
+export class ProtocolVersionGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<McpRequest>();
+    if (req.method !== 'POST') return true;
+    const header = req.headers['mcp-protocol-version'];
+    req.mcp.version = requestVersion(req.mcp.method, Array.isArray(header) ? header[0] : header);
     return true;
   }
 }

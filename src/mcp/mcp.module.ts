@@ -3,7 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ActivityModule } from '../activity/activity.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
-import { CatalogueService } from './catalogue.service.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpMethods } from './mcp-methods.js';
@@ -11,17 +10,21 @@ import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
-import { CredentialGuard, OriginGuard } from './mcp.guards.js';
+import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
+import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
+import { ToolAccess } from './tool-access.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
+import { ToolRegistry } from './tool-registry.js';
 import { WellKnownController } from './well-known.controller.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
   controllers: [McpController, WellKnownController],
-  providers: [CatalogueService, ToolDispatcher, McpMethods, SessionsService, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, RequestCancellation],
-  exports: [CatalogueService, RequestCancellation],
+  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
+  exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

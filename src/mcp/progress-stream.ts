@@ -53,8 +53,3 @@ export function progressStreamFor(req: McpRequest, res: Response, params: unknow
   const accept = req.headers.accept ?? '';
   return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept) ? new ProgressStream(res, token) : undefined;
 }
-
-/** Names an in-flight request of a session across instances: the session and its JSON-RPC id. */
-export function requestKey(sessionId: string, id: unknown): string {
-  return `${sessionId}:${JSON.stringify(id)}`;
-}

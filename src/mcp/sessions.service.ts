@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
-import { CACHE_CHANNEL, DatabaseNotifications, notifyCache } from '../database/notifications.service.js';
+import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
+import { SessionsRepository, type SessionRow } from './sessions.repository.js';
 
 export interface SessionInfo {
   id: string;
@@ -14,19 +13,8 @@ export interface SessionInfo {
   protocolVersion: string;
 }
 
-interface Row {
-  id: string;
-  credential_id: string;
-  protocol_version: string;
-  client_name: string | null;
-  client_version: string | null;
-  ended_at: Date | null;
-  /** How long ago (Postgres' clock) it was last touched. */
-  idle_ms: number;
-}
-
 interface Cached {
-  row: Row;
+  row: SessionRow;
   until: number;
   /** When it was last touched, on this process's clock. */
   lastUsed: number;
@@ -60,7 +48,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
   private purging: Promise<unknown> | null = null;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly sessions: SessionsRepository,
     notifications: DatabaseNotifications,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -75,10 +63,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
   async create(principal: Principal, protocolVersion: string, client: { name: string; version: string } | null): Promise<SessionInfo> {
     // 192 random bits, URL-safe: visible ASCII as the transport requires.
     const id = randomBytes(24).toString('base64url');
-    await this.db.query(
-      `INSERT INTO mcp_sessions (id, account_id, credential_id, protocol_version, client_name, client_version) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, principal.accountId, principal.credential.id, protocolVersion, client?.name ?? null, client?.version ?? null],
-    );
+    await this.sessions.insert({ id, accountId: principal.accountId, credentialId: principal.credential.id, protocolVersion, client });
     return { id, client, protocolVersion };
   }
 
@@ -86,12 +71,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     const now = Date.now();
     let entry = this.cache.get(id);
     if (!entry || entry.until < now) {
-      const [found] = (await this.db.query(
-        `SELECT id, credential_id, protocol_version, client_name, client_version, ended_at,
-                extract(epoch FROM now() - last_used_at) * 1000 AS idle_ms
-           FROM mcp_sessions WHERE id = $1 AND account_id = $2`,
-        [id, principal.accountId],
-      )) as Row[];
+      const found = await this.sessions.find(id, principal.accountId);
       if (!found) throw notFound();
       if (this.cache.size >= MAX_CACHED) this.cache.clear();
       // Idle time from Postgres' clock, kept on ours: instances with skewed clocks agree.
@@ -105,37 +85,24 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     if (idle >= this.ttlMs * TOUCH_FRACTION) {
       // Set first: requests arriving meanwhile do not write too. A failed write is tried again when the entry is re-read.
       entry.lastUsed = now;
-      await this.db
-        .query(`UPDATE mcp_sessions SET last_used_at = now() WHERE id = $1 AND ended_at IS NULL`, [id])
+      await this.sessions
+        .touch(id)
         .catch((err: Error) => this.log.warn(`Could not record the use of a session: ${err.message}`));
     }
     return { id: s.id, protocolVersion: s.protocol_version, client: s.client_name !== null ? { name: s.client_name, version: s.client_version ?? '' } : null };
   }
 
   async end(id: string, principal: Principal): Promise<void> {
-    const ended = (await this.db.query(
-      `WITH u AS (UPDATE mcp_sessions SET ended_at = now()
-                   WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL AND last_used_at > now() - make_interval(secs => $3) RETURNING id)
-       SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
-      [id, principal.credential.id, this.config.sessionIdleTtlS],
-    )) as unknown[];
+    const ended = await this.sessions.end(id, principal.credential.id, this.config.sessionIdleTtlS);
     this.cache.delete(id);
-    if (!ended.length) throw notFound();
+    if (!ended) throw notFound();
   }
 
   /** Deletes expired and ended sessions, by Postgres' clock; safe to run on every instance at once. */
   async purgeExpired(): Promise<number> {
     let purged = 0;
     for (;;) {
-      const [{ n }] = (await this.db.query(
-        `WITH gone AS (
-           DELETE FROM mcp_sessions WHERE id IN (
-             SELECT id FROM mcp_sessions WHERE last_used_at <= now() - make_interval(secs => $1) OR ended_at IS NOT NULL
-              LIMIT $2 FOR UPDATE SKIP LOCKED
-           ) RETURNING 1
-         ) SELECT count(*)::int AS n FROM gone`,
-        [this.config.sessionIdleTtlS, PURGE_BATCH],
-      )) as { n: number }[];
+      const n = await this.sessions.purge(this.config.sessionIdleTtlS, PURGE_BATCH);
       purged += n;
       if (n < PURGE_BATCH) return purged;
     }

@@ -3,9 +3,13 @@ import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
-import { CatalogueService, describeSchemaError, permits, type CatalogueTool } from './catalogue.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
-import { ToolReply, type ContentBlock } from './mcp-tool.decorator.js';
+import { ToolReply } from './mcp-tool.decorator.js';
+import type { MethodResult } from './method-result.js';
+import { describeSchemaError } from './schema-errors.js';
+import { permits, refusal, ToolAccess } from './tool-access.js';
+import type { CatalogueTool } from './tool-registry.js';
+import { toolError, toolResult } from './tool-result.js';
 
 export interface ToolCallInput {
   principal: Principal;
@@ -15,25 +19,18 @@ export interface ToolCallInput {
   requestKey?: string;
 }
 
-export interface ToolCallOutput {
-  result: Record<string, unknown>;
-  outcome: Outcome;
-  tool: string;
-  projectId: string | null;
-}
-
 /** `tools/call`: find the tool, route the project, guard and validate the arguments, run, shape the result. */
 @Injectable()
 export class ToolDispatcher {
   private readonly log = new Logger(ToolDispatcher.name);
 
-  constructor(private readonly catalogue: CatalogueService) {}
+  constructor(private readonly access: ToolAccess) {}
 
-  async call({ principal, params, signal, progress, requestKey }: ToolCallInput): Promise<ToolCallOutput> {
+  async call({ principal, params, signal, progress, requestKey }: ToolCallInput): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
-    const tool = this.catalogue.find(principal, name);
+    const tool = this.access.find(principal, name);
     if (!tool) throw RpcError.invalidParams(`Unknown tool: ${name}`);
     const { definition } = tool;
 
@@ -41,20 +38,17 @@ export class ToolDispatcher {
     const project = this.route(principal, tool, args);
     // The handler gets the resolved project, never the caller's project_id.
     delete args.project_id;
-    const allowed = this.catalogue.allowedProjects(principal, definition);
+    const allowed = this.access.allowedProjects(principal, definition);
     const projectId = project?.id ?? null;
-    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): ToolCallOutput => ({ result: toolError(code, message, details), outcome, tool: name, projectId });
+    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): MethodResult => ({ result: toolError(code, message, details), outcome, projectId });
 
-    if (project && !permits(project, definition)) {
-      const where = allowed.map((p) => `"${p.name}" (${p.id})`).join(', ');
-      const why = project.disabledTools.has(name) ? `${name} is disabled in project "${project.name}"` : `your role in project "${project.name}" is ${project.role}; ${name} needs ${definition.role} or higher`;
-      return fail('forbidden', `You cannot run ${name} here: ${why}. It can run in: ${where}.`, 'denied');
-    }
+    if (project && !permits(project, definition)) return fail('forbidden', refusal(project, definition, allowed), 'denied');
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
 
     try {
       const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress, requestKey });
-      return { ...shape(reply), tool: name, projectId };
+      // The tool says how its call is recorded (one that asks for setup instead of working, say).
+      return { result: toolResult(reply), outcome: reply instanceof ToolReply ? reply.outcome : 'ok', projectId };
     } catch (err) {
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
@@ -76,20 +70,4 @@ export class ToolDispatcher {
     if (principal.projects.size === 1) return principal.projects.values().next().value;
     throw RpcError.invalidParams(`project_id is required: this credential reaches ${principal.projects.size} projects; call list_projects`);
   }
-}
-
-/** A tool error: `{"error":{"code","message","details"?}}`, `details` as in the admin API's errors (the figures a model can act on). */
-export function toolError(code: string, message: string, details?: unknown): Record<string, unknown> {
-  const error = { code, message, ...(details !== undefined ? { details } : {}) };
-  return { content: [{ type: 'text', text: JSON.stringify({ error }, null, 2) }], isError: true };
-}
-
-function shape(reply: object | ToolReply): { result: Record<string, unknown>; outcome: Outcome } {
-  if (reply instanceof ToolReply && reply.rawContent) return { result: { content: reply.rawContent }, outcome: 'ok' };
-  const value = (reply instanceof ToolReply ? reply.value! : reply) as Record<string, unknown>;
-  const extra: ContentBlock[] = reply instanceof ToolReply ? reply.extraContent : [];
-  return {
-    result: { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value },
-    outcome: value.status === 'setup_required' ? 'setup_required' : 'ok',
-  };
 }

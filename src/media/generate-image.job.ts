@@ -1,11 +1,11 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { IMAGE_PROVIDER } from '../ai/ai.tokens.js';
 import type { ImageProvider, ImageRequest } from '../ai/ai.types.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { providerFailure } from '../agents/provider-failure.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { DomainError } from '../common/domain-error.js';
-import { JobHandlers, type JobEffect, type JobHandler } from '../jobs/job-handlers.js';
+import { JobHandler, type JobEffect } from '../jobs/job-handlers.js';
 import type { Job } from '../jobs/job.entity.js';
 import { MediaService } from './media.service.js';
 
@@ -22,18 +22,14 @@ export const GENERATE_IMAGE = 'generate_image';
 
 /** Runs `generate_image` jobs: the image (and the article's new featured image) is committed with the job's success. */
 @Injectable()
-export class GenerateImageJob implements JobHandler, OnModuleInit {
+@JobHandler(GENERATE_IMAGE)
+export class GenerateImageJob implements JobHandler {
   constructor(
-    private readonly handlers: JobHandlers,
     private readonly agents: AgentsService,
     private readonly articles: ArticlesService,
     private readonly media: MediaService,
     @Inject(IMAGE_PROVIDER) private readonly images: ImageProvider,
   ) {}
-
-  onModuleInit(): void {
-    this.handlers.register(GENERATE_IMAGE, this);
-  }
 
   async prepare(job: Job, signal: AbortSignal, progress: (fraction: number) => void): Promise<JobEffect> {
     const scope = { accountId: job.account_id, projectId: job.project_id };

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
+import { row, sql } from '../database/sql.js';
 import { LifecycleService } from '../health/lifecycle.service.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -11,6 +12,17 @@ interface QueueRow {
   oldest_queued_s: number | null;
   oldest_running_s: number | null;
 }
+
+/** The queue across accounts (an operator's view), in one statement for every gauge of a scrape. */
+const QUEUE = sql<[], QueueRow>(
+  'metrics.job_queue',
+  `
+        SELECT count(*) FILTER (WHERE status = 'queued' AND run_after <= now())::int AS queued,
+               count(*) FILTER (WHERE status = 'running')::int AS running,
+               EXTRACT(EPOCH FROM now() - min(run_after) FILTER (WHERE status = 'queued' AND run_after <= now()))::float8 AS oldest_queued_s,
+               EXTRACT(EPOCH FROM now() - min(started_at) FILTER (WHERE status = 'running'))::float8 AS oldest_running_s
+          FROM jobs WHERE status IN ('queued', 'running')`,
+);
 
 /** A scrape never waits longer than this for the jobs table. */
 const QUERY_TIMEOUT_MS = 2_000;
@@ -79,15 +91,8 @@ export class RuntimeMetrics {
   private async readQueue(): Promise<QueueRow | null> {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const query = this.db.query(`
-        SELECT count(*) FILTER (WHERE status = 'queued' AND run_after <= now())::int AS queued,
-               count(*) FILTER (WHERE status = 'running')::int AS running,
-               EXTRACT(EPOCH FROM now() - min(run_after) FILTER (WHERE status = 'queued' AND run_after <= now()))::float8 AS oldest_queued_s,
-               EXTRACT(EPOCH FROM now() - min(started_at) FILTER (WHERE status = 'running'))::float8 AS oldest_running_s
-          FROM jobs WHERE status IN ('queued', 'running')`) as Promise<QueueRow[]>;
       const timeout = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`no answer in ${QUERY_TIMEOUT_MS} ms`)), QUERY_TIMEOUT_MS)));
-      const [row] = await Promise.race([query, timeout]);
-      return row;
+      return await Promise.race([row(this.db, QUEUE, []), timeout]);
     } catch (err) {
       this.log.warn(`Job queue gauges not read: ${(err as Error).message}`);
       return null;

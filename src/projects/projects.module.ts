@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts/accounts.module.js';
-import { Project } from './project.entity.js';
+import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService } from './projects.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Project]), AccountsModule],
-  providers: [ProjectsService],
+  imports: [AccountsModule],
+  providers: [ProjectsService, ProjectsRepository],
   exports: [ProjectsService],
 })
 export class ProjectsModule {}

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, type Repository } from 'typeorm';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { Project } from './project.entity.js';
+import type { Project } from './project.entity.js';
+import { ProjectsRepository } from './projects.repository.js';
 
 export interface ProjectView {
   id: string;
@@ -24,7 +23,7 @@ export class ProjectsService {
   private readonly listeners: ChangeListener[] = [];
 
   constructor(
-    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly projects: ProjectsRepository,
     private readonly accounts: AccountsService,
   ) {}
 
@@ -34,31 +33,27 @@ export class ProjectsService {
 
   async create(accountId: string, input: { name: string; disabled_tools?: string[] }): Promise<ProjectView> {
     await this.accounts.get(accountId);
-    const now = new Date();
-    const project = await this.projects.save(
-      this.projects.create({ id: newId(), account_id: accountId, name: input.name, disabled_tools: checkTools(input.disabled_tools ?? []), created_at: now, updated_at: now }),
-    );
-    return view(project);
+    return view(await this.projects.insert(newId(), accountId, input.name, checkTools(input.disabled_tools ?? [])));
   }
 
   async list(accountId: string, limit = 50, cursor?: string): Promise<Page<ProjectView>> {
     await this.accounts.get(accountId);
     const after = decodeCursor(cursor);
-    const rows = await this.projects.find({
-      where: { account_id: accountId, ...(after ? { id: LessThan(after) } : {}) },
-      order: { id: 'DESC' },
-      take: limit + 1,
-    });
-    return toPage(rows, limit, view);
+    return toPage(await this.projects.list(accountId, limit + 1, after), limit, view);
+  }
+
+  /** A project, whichever its account; not_found when there is none. */
+  async get(id: string): Promise<ProjectView> {
+    const project = await this.projects.find(id);
+    if (!project) throw DomainError.notFound('project', id);
+    return view(project);
   }
 
   async update(id: string, input: { name?: string; disabled_tools?: string[] }): Promise<ProjectView> {
-    const project = await this.projects.findOneBy({ id });
+    await this.get(id);
+    const disabledTools = input.disabled_tools === undefined ? null : checkTools(input.disabled_tools);
+    const project = await this.projects.update(id, { name: input.name ?? null, disabled_tools: disabledTools });
     if (!project) throw DomainError.notFound('project', id);
-    if (input.name !== undefined) project.name = input.name;
-    if (input.disabled_tools !== undefined) project.disabled_tools = checkTools(input.disabled_tools);
-    project.updated_at = new Date();
-    await this.projects.save(project);
     for (const listener of this.listeners) listener(project);
     return view(project);
   }
@@ -66,7 +61,7 @@ export class ProjectsService {
   /** Projects of `accountId` among `ids`, in one query (tenant filter in SQL). */
   async findOwned(accountId: string, ids: string[]): Promise<Project[]> {
     if (!ids.length) return [];
-    return this.projects.createQueryBuilder('p').where('p.account_id = :accountId AND p.id = ANY(:ids)', { accountId, ids }).getMany();
+    return this.projects.findOwned(accountId, ids);
   }
 }
 

@@ -53,6 +53,6 @@ export const ARTICLE_FIELD_PROPERTIES = {
     items: { type: 'string', minLength: 1, maxLength: ARTICLE_LIMITS.tagMax },
     description: `Up to ${ARTICLE_LIMITS.tagsMax} tags of 1 to ${ARTICLE_LIMITS.tagMax} characters; replaces the article's tags.`,
   },
-};
+} as const;
 
-export const ARTICLE_ID_PROPERTY = { type: 'string', minLength: 1, maxLength: 100, description: 'The article id (from list_articles or get_article).' };
+export const ARTICLE_ID_PROPERTY = { type: 'string', minLength: 1, maxLength: 100, description: 'The article id (from list_articles or get_article).' } as const;

@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { JobsService, jobView } from '../jobs/jobs.service.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JOB_SCHEMA } from './job.schemas.js';
+
+const input = {
+  type: 'object',
+  properties: { job_id: { type: 'string', minLength: 1, maxLength: 100, description: 'The job id a tool answered.' } },
+  required: ['job_id'],
+} as const;
 
 @McpTool({
   name: 'cancel_job',
   title: 'Cancel a job',
   description: 'Cancel a queued or running job: it stops and writes nothing more. Answers the job, now "cancelled"; a job that already finished cannot be cancelled.',
-  input: {
-    type: 'object',
-    properties: { job_id: { type: 'string', minLength: 1, maxLength: 100, description: 'The job id a tool answered.' } },
-    required: ['job_id'],
-  },
+  input,
   output: JOB_SCHEMA,
   scope: 'write',
   role: 'editor',
@@ -19,10 +21,10 @@ import { JOB_SCHEMA } from './job.schemas.js';
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 })
 @Injectable()
-export class CancelJobTool implements McpToolHandler<{ job_id: string }> {
+export class CancelJobTool {
   constructor(private readonly jobs: JobsService) {}
 
-  async run(args: { job_id: string }, { principal, allowedProjects }: ToolContext) {
+  async run(args: ToolArgs<typeof input>, { principal, allowedProjects }: ToolContext) {
     // Where the credential's role is too low for cancel_job, the job is as unknown as another tenant's.
     const job = await this.jobs.cancel(
       principal.accountId,

@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
-import { WRITER_ANSWERS_SCHEMA, type WriterAnswers } from '../agents/writer-questions.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { WRITER_ANSWERS_SCHEMA } from '../agents/writer-questions.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { AGENT_CONFIG_SCHEMA } from './job.schemas.js';
 
-interface Args {
-  agent: 'writer';
-  answers: WriterAnswers;
-}
+const input = {
+  type: 'object',
+  properties: {
+    agent: { type: 'string', enum: ['writer'], description: 'The agent to configure.' },
+    answers: WRITER_ANSWERS_SCHEMA,
+  },
+  required: ['agent', 'answers'],
+} as const;
 
 @McpTool({
   name: 'configure_agent',
@@ -16,14 +20,7 @@ interface Args {
     'Save the answers to the setup questions of an agent (today: "writer") for this project, as a new config version. ' +
     'Call it after write_article or generate_image answered status "setup_required", with the answers the user gave, then call that tool again. ' +
     'Answers not given keep their value from the previous version.',
-  input: {
-    type: 'object',
-    properties: {
-      agent: { type: 'string', enum: ['writer'], description: 'The agent to configure.' },
-      answers: WRITER_ANSWERS_SCHEMA,
-    },
-    required: ['agent', 'answers'],
-  },
+  input,
   output: AGENT_CONFIG_SCHEMA,
   scope: 'write',
   role: 'editor',
@@ -31,10 +28,10 @@ interface Args {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
 })
 @Injectable()
-export class ConfigureAgentTool implements McpToolHandler<Args> {
+export class ConfigureAgentTool {
   constructor(private readonly agents: AgentsService) {}
 
-  run(args: Args, { principal, project }: ToolContext) {
+  run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     return this.agents.configure({ accountId: principal.accountId, projectId: project.id }, args.agent, args.answers, principal.credential.id);
   }
 }

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { ARTICLE_ID_PROPERTY } from './article.schemas.js';
+
+const input = { type: 'object', properties: { id: ARTICLE_ID_PROPERTY }, required: ['id'] } as const;
 
 @McpTool({
   name: 'delete_article',
   title: 'Delete an article',
   description: 'Delete an article: it leaves the project (its handle becomes free) and goes to the trash, where an admin can restore it for 30 days.',
-  input: { type: 'object', properties: { id: ARTICLE_ID_PROPERTY }, required: ['id'] },
+  input,
   output: {
     type: 'object',
     properties: { deleted: { type: 'boolean', const: true }, id: { type: 'string' } },
@@ -18,10 +20,10 @@ import { ARTICLE_ID_PROPERTY } from './article.schemas.js';
   projectScoped: true,
 })
 @Injectable()
-export class DeleteArticleTool implements McpToolHandler<{ id: string }> {
+export class DeleteArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run({ id }: { id: string }, { principal, project }: ToolContext) {
+  run({ id }: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     return this.articles.delete({ accountId: principal.accountId, projectId: project.id }, id, { credentialId: principal.credential.id });
   }
 }

@@ -2,14 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { GENERATE_IMAGE } from '../media/generate-image.job.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 
-interface Args {
-  prompt: string;
-  article_id?: string;
-  aspect_ratio?: '1:1' | '16:9' | '4:3';
-}
+const input = {
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', minLength: 1, maxLength: 2000, description: 'What the image should show.' },
+    article_id: { type: 'string', minLength: 1, maxLength: 100, description: 'An article of this project to set the image on as its featured image.' },
+    aspect_ratio: { type: 'string', enum: ['1:1', '16:9', '4:3'], default: '16:9' },
+  },
+  required: ['prompt'],
+} as const;
 
 @McpTool({
   name: 'generate_image',
@@ -19,34 +23,26 @@ interface Args {
     'Without a writer config it answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
     'It runs as a job: done in time, it answers {"status":"succeeded","job_id","media":{"id","url","mime_type","width","height"}} plus the image; ' +
     'else {"status":"running","job_id","poll_after_s"}: then poll get_job.',
-  input: {
-    type: 'object',
-    properties: {
-      prompt: { type: 'string', minLength: 1, maxLength: 2000, description: 'What the image should show.' },
-      article_id: { type: 'string', minLength: 1, maxLength: 100, description: 'An article of this project to set the image on as its featured image.' },
-      aspect_ratio: { type: 'string', enum: ['1:1', '16:9', '4:3'], default: '16:9' },
-    },
-    required: ['prompt'],
-  },
+  input,
   scope: 'generate',
   role: 'editor',
   projectScoped: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
 })
 @Injectable()
-export class GenerateImageTool implements McpToolHandler<Args> {
+export class GenerateImageTool {
   constructor(
     private readonly agents: AgentsService,
     private readonly articles: ArticlesService,
     private readonly replies: JobReplies,
   ) {}
 
-  async run(args: Args, ctx: ToolContext) {
+  async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
     const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return this.agents.setupRequired(scope, ctx.project);
+    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
     // An unknown article is refused now, not after the image is made.
     if (args.article_id !== undefined) await this.articles.get(scope, { id: args.article_id });
-    return this.replies.run(ctx, GENERATE_IMAGE, { ...args, aspect_ratio: args.aspect_ratio ?? '16:9', agent_config_version: config.version });
+    return this.replies.run(ctx, GENERATE_IMAGE, { ...args, agent_config_version: config.version });
   }
 }

@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { JobsService, jobView } from '../jobs/jobs.service.js';
-import { McpTool, ToolReply, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 import { JOB_SCHEMA } from './job.schemas.js';
+
+const input = {
+  type: 'object',
+  properties: { job_id: { type: 'string', minLength: 1, maxLength: 100, description: 'The job id a tool answered.' } },
+  required: ['job_id'],
+} as const;
 
 @McpTool({
   name: 'get_job',
@@ -10,24 +16,20 @@ import { JOB_SCHEMA } from './job.schemas.js';
   description:
     'Read a job started by write_article or generate_image: status (queued, running, succeeded, failed, cancelled), progress (0..1), ' +
     'and once finished its result (what the tool would have answered; an image job also returns the image) or its error.',
-  input: {
-    type: 'object',
-    properties: { job_id: { type: 'string', minLength: 1, maxLength: 100, description: 'The job id a tool answered.' } },
-    required: ['job_id'],
-  },
+  input,
   output: JOB_SCHEMA,
   scope: 'read',
   role: 'viewer',
   projectScoped: false,
 })
 @Injectable()
-export class GetJobTool implements McpToolHandler<{ job_id: string }> {
+export class GetJobTool {
   constructor(
     private readonly jobs: JobsService,
     private readonly replies: JobReplies,
   ) {}
 
-  async run(args: { job_id: string }, { principal, allowedProjects }: ToolContext) {
+  async run(args: ToolArgs<typeof input>, { principal, allowedProjects }: ToolContext) {
     // The job names its project: only projects where this credential may run get_job reach it.
     const job = await this.jobs.get(
       principal.accountId,

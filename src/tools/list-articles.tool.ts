@@ -1,34 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { ARTICLE_STATUSES } from '../articles/article.entity.js';
-import { ArticlesService, type ListArticlesQuery } from '../articles/articles.service.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { ArticlesService } from '../articles/articles.service.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
 import { PAGE_ARGS, pagedOutput } from './paged.schemas.js';
+
+const input = {
+  type: 'object',
+  properties: {
+    ...PAGE_ARGS,
+    status: { type: 'string', enum: [...ARTICLE_STATUSES] },
+    search: { type: 'string', minLength: 1, maxLength: 200, description: 'Substring of the title or handle, case-insensitive.' },
+    tag: { type: 'string', minLength: 1, maxLength: 50 },
+  },
+} as const;
 
 @McpTool({
   name: 'list_articles',
   title: 'List articles',
   description:
     'List articles in a project. Supports pagination, search by title/handle, filtering by status and tag. Newest update first; search is a case-insensitive substring of the title or the handle.',
-  input: {
-    type: 'object',
-    properties: {
-      ...PAGE_ARGS,
-      status: { type: 'string', enum: [...ARTICLE_STATUSES] },
-      search: { type: 'string', minLength: 1, maxLength: 200, description: 'Substring of the title or handle, case-insensitive.' },
-      tag: { type: 'string', minLength: 1, maxLength: 50 },
-    },
-  },
+  input,
   output: pagedOutput(ARTICLE_SUMMARY_SCHEMA),
   scope: 'read',
   role: 'viewer',
   projectScoped: true,
 })
 @Injectable()
-export class ListArticlesTool implements McpToolHandler<ListArticlesQuery> {
+export class ListArticlesTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run(args: ListArticlesQuery, { principal, project }: ToolContext) {
+  run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     return this.articles.list({ accountId: principal.accountId, projectId: project.id }, args);
   }
 }

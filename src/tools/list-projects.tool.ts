@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+
+const input = { type: 'object', properties: {} } as const;
 
 @McpTool({
   name: 'list_projects',
   title: 'List projects',
   description: 'List the projects this connection reaches, with your role and the number of articles in each. Use an id from here as project_id in the other tools.',
-  input: { type: 'object', properties: {} },
+  input,
   output: {
     type: 'object',
     properties: {
@@ -26,7 +28,7 @@ import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.
   projectScoped: false,
 })
 @Injectable()
-export class ListProjectsTool implements McpToolHandler {
+export class ListProjectsTool {
   constructor(private readonly articles: ArticlesService) {}
 
   async run(_args: unknown, { principal }: ToolContext) {

@@ -2,7 +2,7 @@
 export const PAGE_ARGS = {
   page: { type: 'integer', minimum: 1, default: 1 },
   page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-};
+} as const;
 
 /** The output schema of a page of `item`s: `{"items": [...], "pagination": {total, page, page_size, pages}}`. */
 export function pagedOutput(item: Record<string, unknown>) {

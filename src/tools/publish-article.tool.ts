@@ -1,36 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { ARTICLE_ID_PROPERTY, ARTICLE_SCHEMA } from './article.schemas.js';
 
-interface PublishArticleArgs {
-  id: string;
-  published_at?: string;
-}
+const input = {
+  type: 'object',
+  properties: {
+    id: ARTICLE_ID_PROPERTY,
+    published_at: { type: 'string', format: 'date-time', description: 'ISO-8601 with a time zone, e.g. 2026-01-31T09:00:00Z. Defaults to now.' },
+  },
+  required: ['id'],
+} as const;
 
 @McpTool({
   name: 'publish_article',
   title: 'Publish an article',
   description:
     'Publish an article now, or schedule it: with a future published_at its status becomes "scheduled" and it is published at that time. A past published_at publishes it with that date.',
-  input: {
-    type: 'object',
-    properties: {
-      id: ARTICLE_ID_PROPERTY,
-      published_at: { type: 'string', format: 'date-time', description: 'ISO-8601 with a time zone, e.g. 2026-01-31T09:00:00Z. Defaults to now.' },
-    },
-    required: ['id'],
-  },
+  input,
   output: ARTICLE_SCHEMA,
   scope: 'write',
   role: 'editor',
   projectScoped: true,
 })
 @Injectable()
-export class PublishArticleTool implements McpToolHandler<PublishArticleArgs> {
+export class PublishArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run({ id, published_at }: PublishArticleArgs, { principal, project }: ToolContext) {
+  run({ id, published_at }: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     const at = published_at === undefined ? undefined : new Date(published_at);
     return this.articles.publish({ accountId: principal.accountId, projectId: project.id }, id, at, { credentialId: principal.credential.id });
   }

@@ -1,38 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import type { ArticleFields } from '../articles/article-rules.js';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { ARTICLE_FIELD_PROPERTIES, ARTICLE_ID_PROPERTY, ARTICLE_SCHEMA } from './article.schemas.js';
 
-interface UpdateArticleArgs extends ArticleFields {
-  id: string;
-  version: number;
-}
+const input = {
+  type: 'object',
+  properties: {
+    id: ARTICLE_ID_PROPERTY,
+    version: { type: 'integer', minimum: 1, description: 'The version you read (get_article or list_articles).' },
+    ...ARTICLE_FIELD_PROPERTIES,
+  },
+  required: ['id', 'version'],
+} as const;
 
 @McpTool({
   name: 'update_article',
   title: 'Update an article',
   description:
     'Change an article\'s title, body, handle, excerpt or tags (fields left out stay as they are). Pass the version you read: if the article changed since, the call fails with its current version, so read it again and retry. The previous state is kept as a revision.',
-  input: {
-    type: 'object',
-    properties: {
-      id: ARTICLE_ID_PROPERTY,
-      version: { type: 'integer', minimum: 1, description: 'The version you read (get_article or list_articles).' },
-      ...ARTICLE_FIELD_PROPERTIES,
-    },
-    required: ['id', 'version'],
-  },
+  input,
   output: ARTICLE_SCHEMA,
   scope: 'write',
   role: 'editor',
   projectScoped: true,
 })
 @Injectable()
-export class UpdateArticleTool implements McpToolHandler<UpdateArticleArgs> {
+export class UpdateArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run({ id, version, ...fields }: UpdateArticleArgs, { principal, project }: ToolContext) {
+  run({ id, version, ...fields }: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     return this.articles.update({ accountId: principal.accountId, projectId: project.id }, id, version, fields, { credentialId: principal.credential.id });
   }
 }

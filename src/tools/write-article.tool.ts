@@ -2,14 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
 import { WRITE_ARTICLE } from '../agents/write-article.job.js';
 import { LENGTHS } from '../agents/writer-questions.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 
-interface Args {
-  brief: string;
-  title?: string;
-  length?: (typeof LENGTHS)[number];
-}
+const input = {
+  type: 'object',
+  properties: {
+    brief: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the article should be about, and anything it must say.' },
+    title: { type: 'string', minLength: 1, maxLength: 300, description: 'The title to use; the writer proposes one when absent.' },
+    length: { type: 'string', enum: [...LENGTHS], description: 'Overrides the configured length.' },
+  },
+  required: ['brief'],
+} as const;
 
 @McpTool({
   name: 'write_article',
@@ -18,31 +22,23 @@ interface Args {
     'Have the writer agent draft an article from a brief; the result is a draft article (source "ai") in this project. ' +
     'Without a writer config it answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
     'It runs as a job: it answers {"status":"succeeded","job_id","article"} when done in time, else {"status":"running","job_id","poll_after_s"}: then poll get_job.',
-  input: {
-    type: 'object',
-    properties: {
-      brief: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the article should be about, and anything it must say.' },
-      title: { type: 'string', minLength: 1, maxLength: 300, description: 'The title to use; the writer proposes one when absent.' },
-      length: { type: 'string', enum: [...LENGTHS], description: 'Overrides the configured length.' },
-    },
-    required: ['brief'],
-  },
+  input,
   scope: 'generate',
   role: 'editor',
   projectScoped: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
 })
 @Injectable()
-export class WriteArticleTool implements McpToolHandler<Args> {
+export class WriteArticleTool {
   constructor(
     private readonly agents: AgentsService,
     private readonly replies: JobReplies,
   ) {}
 
-  async run(args: Args, ctx: ToolContext) {
+  async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
     const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return this.agents.setupRequired(scope, ctx.project);
+    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
     return this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version });
   }
 }

@@ -1,4 +1,5 @@
 import { ActivityService, type ActivityRecord } from '../../src/activity/activity.service.js';
+import { Clock } from '../../src/common/clock.js';
 import { activity, admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -56,7 +57,7 @@ describe('activity log', () => {
     const tenant = await createTenant(t);
     const credential = { type: 'api_key', id: tenant.keyId, name: 'test key' };
     const second = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const refusal = (ms: number): ActivityRecord => ({
+    const refusal: ActivityRecord = {
       accountId: tenant.accountId,
       credential,
       client: null,
@@ -67,13 +68,23 @@ describe('activity log', () => {
       outcome: 'rate_limited',
       error: { code: -32029, message: 'Rate limit exceeded' },
       durationMs: 1,
-      at: new Date(second.getTime() + ms),
-    });
+    };
+    // Both instances' clocks, set for each refusal (record reads the clock before it returns).
+    let now = second;
+    for (const app of [t.app, t2.app]) jest.spyOn(app.get(Clock), 'now').mockImplementation(() => now);
     const one = t.app.get(ActivityService);
     const two = t2.app.get(ActivityService);
+    const refuse = (instance: ActivityService, ms: number) => {
+      now = new Date(second.getTime() + ms);
+      return instance.record(refusal);
+    };
     // 400 refusals within one second from two instances, plus 3 in the next second.
-    await Promise.all(Array.from({ length: 400 }, (_, i) => (i % 2 ? one : two).record(refusal(i % 1000))));
-    await Promise.all([one.record(refusal(1_000)), two.record(refusal(1_500)), one.record({ ...refusal(1_999), count: 1 })]);
+    try {
+      await Promise.all(Array.from({ length: 400 }, (_, i) => refuse(i % 2 ? one : two, i % 1000)));
+      await Promise.all([refuse(one, 1_000), refuse(two, 1_500), refuse(one, 1_999)]);
+    } finally {
+      jest.restoreAllMocks();
+    }
     const log = (await entries(t, tenant)).filter((e) => e.outcome === 'rate_limited');
     expect(log.map((e) => e.count)).toEqual([3, 400]);
   });

@@ -1,4 +1,5 @@
 import { ActivityService } from '../../src/activity/activity.service.js';
+import { Clock } from '../../src/common/clock.js';
 import { admin, ISO, MISSING_ID, newAccount, newProject, UUID, walk } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { call, expectError } from './admin-helpers.js';
@@ -127,7 +128,14 @@ describe('admin API: lists, cursors, activity and jobs', () => {
       await activity.record({ ...base, credential: key, client: { name: 'my-agent', version: '1.0.0' }, method: 'initialize', tool: null, projectId: null, outcome: 'ok', error: null });
       await activity.record({ ...base, credential: key, client: { name: 'my-agent', version: '1.0.0' }, method: 'tools/call', tool: 'list_articles', projectId: project.id, outcome: 'ok', error: null, sessionId: 's-1' });
       await activity.record({ ...base, credential: key, client: null, method: 'tools/call', tool: 'generate_image', projectId: project.id, outcome: 'denied', error: { code: -32602, message: 'Missing scope generate.' } });
-      await activity.record({ ...base, credential: { type: 'grant', id: grantId, name: 'Claude' }, client: null, method: 'tools/list', tool: null, projectId: null, outcome: 'rate_limited', error: null, count: 4 });
+      // Four refusals in one second: folded into one entry of count 4.
+      jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date());
+      const refusal = { ...base, credential: { type: 'grant', id: grantId, name: 'Claude' }, client: null, method: 'tools/list', tool: null, projectId: null, outcome: 'rate_limited', error: null } as const;
+      try {
+        for (let i = 0; i < 4; i++) await activity.record(refusal);
+      } finally {
+        jest.restoreAllMocks();
+      }
       // Another tenant's entry must never show.
       await activity.record({ ...base, accountId, credential: { type: 'api_key', id: keys[0], name: 'key 0' }, client: null, method: 'tools/list', tool: null, projectId: null, outcome: 'ok', error: null });
     });

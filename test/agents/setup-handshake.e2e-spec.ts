@@ -57,6 +57,12 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       // generate_image asks the same.
       const image = toolJson(await call(client, 'generate_image', { prompt: 'tomatoes' }));
       expect(image.status).toBe('setup_required');
+      // The activity log records both as the handshake, not as work done.
+      const logged = await withClient(db.url, (c) => c.query(`SELECT tool, outcome FROM activity_log WHERE account_id = $1 AND method = 'tools/call' ORDER BY tool`, [tenant.accountId]));
+      expect(logged.rows).toEqual([
+        { tool: 'generate_image', outcome: 'setup_required' },
+        { tool: 'write_article', outcome: 'setup_required' },
+      ]);
 
       const none = await call(client, 'get_agent_config', {});
       expect(toolJson(none)).toEqual({ agent: 'writer', config: null });

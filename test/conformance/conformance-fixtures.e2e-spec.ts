@@ -1,11 +1,22 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TOOL_NAMES } from '../../src/common/tool-names.js';
 import { createTenant } from '../support/fixtures.js';
 import { connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { ConformanceFixturesModule } from './conformance-fixtures.module.js';
 
+const SRC = resolve(__dirname, '..', '..', 'src');
 const FIXTURES = ['test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types', 'test_error_handling', 'test_tool_with_progress'];
 
 describe('conformance fixtures', () => {
-  describe('with CONFORMANCE_FIXTURES unset', () => {
+  it('stay out of the production build: nothing under src/ imports from test/', () => {
+    const sources = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    expect(sources.length).toBeGreaterThan(0);
+    expect(sources.filter((file) => /['"](?:\.\.\/)+test\//.test(readFileSync(join(SRC, file), 'utf8')))).toEqual([]);
+  });
+
+  describe('in the app as the product builds it', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp();
@@ -14,22 +25,23 @@ describe('conformance fixtures', () => {
       await t.close();
     });
 
-    it('lists none of the test_ tools and refuses to call them like unknown tools', async () => {
+    it('lists exactly the product tools (TOOL_NAMES), none of the test_ tools, and refuses to call them like unknown tools', async () => {
       const tenant = await createTenant(t);
       const client = await connectClient(t, tenant.key);
       const { tools } = await client.listTools();
       expect(tools.length).toBeGreaterThan(0);
       expect(tools.filter((tool) => tool.name.startsWith('test_'))).toEqual([]);
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
       await client.close();
       const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } }, { 'MCP-Protocol-Version': '2025-11-25' });
       expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool: test_simple_text' } });
     });
   });
 
-  describe('with CONFORMANCE_FIXTURES=true', () => {
+  describe('with the fixture module, as the conformance entry point (main.ts) adds it', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startTestApp({ CONFORMANCE_FIXTURES: 'true' });
+      t = await startTestApp({}, [ConformanceFixturesModule]);
     });
     afterAll(async () => {
       await t.close();

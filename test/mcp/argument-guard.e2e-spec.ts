@@ -1,7 +1,8 @@
+import { startFixtureApp } from '../support/fixture-app.js';
 import { activity, createTenant, type Tenant } from '../support/fixtures.js';
 import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectToolError, expectToolResult, startFixtureApp } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult } from './mcp-e2e-helpers.js';
 
 // The seed page "The argument guard" and spec/mcp.md "The argument guard", word for word.
 // `f` is the real app plus fixture tools that declare what no product tool declares yet (number, boolean, a rich body).

@@ -1,7 +1,8 @@
+import { startFixtureApp } from '../support/fixture-app.js';
 import { activity, admin, createTenant, MISSING_ID, newAccountWithProjects, newKey, type Role, type Scope } from '../support/fixtures.js';
 import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectToolError, expectToolResult, startFixtureApp, TOOL_TABLE } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult, TOOL_TABLE } from './mcp-e2e-helpers.js';
 
 // The seed page "Listing tools" and spec/mcp.md "Who calls, and what they reach": the catalogue is filtered twice.
 const ROLE_RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };

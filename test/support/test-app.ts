@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
+import type { AppOptions } from '../../src/app.module.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 
 export interface TestApp {
@@ -19,8 +20,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Boots the real app on the test run's Postgres, listening on a free loopback port. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** Boots the real app (with `extraModules`, e.g. fixture tools) on the test run's Postgres, listening on a free loopback port. */
+export async function startTestApp(env: Record<string, string> = {}, extraModules: AppOptions['extraModules'] = []): Promise<TestApp> {
   const adminToken = 'test-admin-' + randomBytes(12).toString('hex');
   const dataDir = mkdtempSync(join(tmpdir(), 'reblog-data-'));
   const config = loadConfig({
@@ -33,7 +34,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_PER_SECOND: '100000',
     ...env,
   });
-  const app = await createApp({ config, databaseUrl: config.databaseUrl!, adminToken });
+  const app = await createApp({ config, databaseUrl: config.databaseUrl!, adminToken, extraModules });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;

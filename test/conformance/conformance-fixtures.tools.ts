@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DomainError } from '../common/domain-error.js';
-import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../mcp/mcp-tool.decorator.js';
+import { DomainError } from '../../src/common/domain-error.js';
+import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../../src/mcp/mcp-tool.decorator.js';
 
 /**
  * The fixture tools that the server scenarios of `@modelcontextprotocol/conformance` call
  * (tools-call-simple-text, -image, -audio, -embedded-resource, -mixed-content, -error, -with-progress).
- * Names and outputs follow the scenario descriptions of the suite; loaded only when
- * CONFORMANCE_FIXTURES=true.
+ * Names and outputs follow the scenario descriptions of the suite; registered only by the conformance
+ * entry point (test/conformance/main.ts) and the suite's e2e test, never by the product's build.
  */
 
 // A 1×1 red PNG.
@@ -15,8 +15,11 @@ const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4A
 // 10 ms of silence: 8 kHz, mono, 16-bit PCM.
 const SILENT_WAV = wav(80).toString('base64');
 
-function fixture(name: string, title: string, description: string): ToolDefinition {
-  return { name, title, description, input: { type: 'object', properties: {} }, scope: 'read', role: 'viewer', projectScoped: false };
+const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
+
+function fixture(name: string, title: string, description: string): ToolDefinition<typeof NO_ARGUMENTS> {
+  // Declared, not derived from the name: the catalogue gives a verb it does not know the hints of a writer.
+  return { name, title, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
 }
 
 function reply(...content: ContentBlock[]): ToolReply {

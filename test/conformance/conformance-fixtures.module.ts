@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { CONFORMANCE_FIXTURES } from './conformance-fixtures.tools.js';
 
 /**
- * The official conformance suite's fixture tools (`test_*`), found by the catalogue like any
- * tool. AppModule imports this module only when CONFORMANCE_FIXTURES=true (`npm run conformance`).
+ * The official conformance suite's fixture tools (`test_*`), found by the catalogue like any tool.
+ * Added to the app by the conformance entry point (main.ts here, run by `npm run conformance`).
  */
 @Module({ providers: CONFORMANCE_FIXTURES })
 export class ConformanceFixturesModule {}

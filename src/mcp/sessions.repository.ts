@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { notifyCache } from '../database/notifications.service.js';
+import { row, rows, run, sql } from '../database/sql.js';
+
+/** A session as the request path reads it. */
+export interface SessionRow {
+  id: string;
+  credential_id: string;
+  protocol_version: string;
+  client_name: string | null;
+  client_version: string | null;
+  ended_at: Date | null;
+  /** How long ago (Postgres' clock) it was last touched. */
+  idle_ms: number;
+}
+
+/** A new session's columns. */
+export interface SessionInsert {
+  id: string;
+  accountId: string;
+  credentialId: string;
+  protocolVersion: string;
+  client: { name: string; version: string } | null;
+}
+
+const INSERT = sql<[id: string, accountId: string, credentialId: string, protocolVersion: string, clientName: string | null, clientVersion: string | null]>(
+  'sessions.insert',
+  `INSERT INTO mcp_sessions (id, account_id, credential_id, protocol_version, client_name, client_version) VALUES ($1, $2, $3, $4, $5, $6)`,
+);
+
+const FIND = sql<[id: string, accountId: string], SessionRow>(
+  'sessions.find',
+  `SELECT id, credential_id, protocol_version, client_name, client_version, ended_at,
+          extract(epoch FROM now() - last_used_at) * 1000 AS idle_ms
+     FROM mcp_sessions WHERE id = $1 AND account_id = $2`,
+  { hot: true },
+);
+
+const TOUCH = sql<[id: string]>('sessions.touch', `UPDATE mcp_sessions SET last_used_at = now() WHERE id = $1 AND ended_at IS NULL`, { hot: true });
+
+/** Ends a live session of the credential and tells every instance, which drop it from their caches. */
+const END = sql<[id: string, credentialId: string, idleTtlSeconds: number], { id: string }>(
+  'sessions.end',
+  `WITH u AS (UPDATE mcp_sessions SET ended_at = now()
+                   WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL AND last_used_at > now() - make_interval(secs => $3) RETURNING id)
+       SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
+);
+
+const PURGE = sql<[idleTtlSeconds: number, batch: number], { n: number }>(
+  'sessions.purge',
+  `WITH gone AS (
+           DELETE FROM mcp_sessions WHERE id IN (
+             SELECT id FROM mcp_sessions WHERE last_used_at <= now() - make_interval(secs => $1) OR ended_at IS NOT NULL
+              LIMIT $2 FOR UPDATE SKIP LOCKED
+           ) RETURNING 1
+         ) SELECT count(*)::int AS n FROM gone`,
+);
+
+/** The `mcp_sessions` table. */
+@Injectable()
+export class SessionsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(session: SessionInsert): Promise<void> {
+    const { client } = session;
+    await run(this.db, INSERT, [session.id, session.accountId, session.credentialId, session.protocolVersion, client?.name ?? null, client?.version ?? null]);
+  }
+
+  /** The account's session, ended or not, with how long it has been idle. */
+  find(id: string, accountId: string): Promise<SessionRow | null> {
+    return row(this.db, FIND, [id, accountId]);
+  }
+
+  /** Records a use of the session (unless it ended). */
+  async touch(id: string): Promise<void> {
+    await run(this.db, TOUCH, [id]);
+  }
+
+  /** Ends the credential's session if it is live (not ended, not idle for `idleTtlSeconds`); answers whether it did. */
+  async end(id: string, credentialId: string, idleTtlSeconds: number): Promise<boolean> {
+    return (await rows(this.db, END, [id, credentialId, idleTtlSeconds])).length > 0;
+  }
+
+  /** Deletes up to `batch` expired or ended sessions; answers how many. */
+  async purge(idleTtlSeconds: number, batch: number): Promise<number> {
+    return (await row(this.db, PURGE, [idleTtlSeconds, batch]))!.n;
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal, ReachableProject } from '../auth/principal.js';
+import { roleAtLeast } from '../common/tool-names.js';
+import type { ToolDefinition } from './mcp-tool.decorator.js';
+import { ToolRegistry, type CatalogueTool } from './tool-registry.js';
+
+/**
+ * What a principal may see and run (spec/mcp.md "Who calls, and what they reach"): a tool is in its
+ * catalogue when the credential has the tool's scope and at least one reachable project lets it run
+ * the tool (role high enough, tool not disabled there).
+ */
+@Injectable()
+export class ToolAccess {
+  /** `tools/list` results per principal; principals are short-lived cache entries themselves. */
+  private readonly listings = new WeakMap<Principal, string>();
+
+  constructor(private readonly registry: ToolRegistry) {}
+
+  /** The tool as this principal sees it: undefined when it is not in the principal's catalogue. */
+  find(principal: Principal, name: string): CatalogueTool | undefined {
+    const tool = this.registry.get(name);
+    return tool && this.visible(principal, tool.definition) ? tool : undefined;
+  }
+
+  /** The JSON of `{"tools":[...]}` for this principal, filtered by scope and by reachable projects. */
+  list(principal: Principal): string {
+    let listing = this.listings.get(principal);
+    if (listing === undefined) {
+      listing = this.registry.list((definition) => this.visible(principal, definition), principal.projects.size > 1);
+      this.listings.set(principal, listing);
+    }
+    return listing;
+  }
+
+  /** Projects where `principal` may run `definition`: role high enough and the tool not disabled. */
+  allowedProjects(principal: Principal, definition: ToolDefinition): ReachableProject[] {
+    const allowed: ReachableProject[] = [];
+    for (const project of principal.projects.values()) if (permits(project, definition)) allowed.push(project);
+    return allowed;
+  }
+
+  private visible(principal: Principal, definition: ToolDefinition): boolean {
+    if (!principal.scopes.has(definition.scope)) return false;
+    for (const project of principal.projects.values()) if (permits(project, definition)) return true;
+    return false;
+  }
+}
+
+/** Whether `project` lets its holder run `definition`: role high enough and the tool not disabled there. */
+export function permits(project: ReachableProject, definition: ToolDefinition): boolean {
+  return roleAtLeast(project.role, definition.role) && !project.disabledTools.has(definition.name);
+}
+
+/** Why `project` does not let its holder run `definition`, in a sentence naming where it can run. */
+export function refusal(project: ReachableProject, definition: ToolDefinition, allowed: ReachableProject[]): string {
+  const { name } = definition;
+  const where = allowed.map((p) => `"${p.name}" (${p.id})`).join(', ');
+  const why = project.disabledTools.has(name) ? `${name} is disabled in project "${project.name}"` : `your role in project "${project.name}" is ${project.role}; ${name} needs ${definition.role} or higher`;
+  return `You cannot run ${name} here: ${why}. It can run in: ${where}.`;
+}

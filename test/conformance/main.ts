@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+import { start } from '../../src/start.js';
+import { ConformanceFixturesModule } from './conformance-fixtures.module.js';
+
+// The server as `npm start` runs it, plus the fixture tools the official conformance suite calls
+// (built by tsconfig.conformance.json and started by `npm run conformance`).
+void start({ extraModules: [ConformanceFixturesModule] });
