@@ -17,7 +17,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, ROOT, run, startServer } from '../scripts/lib/server.mjs';
+import { freePort, ROOT, startServer } from '../scripts/lib/server.mjs';
+import { build, cpuSeconds, median } from './lib/bench.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -30,21 +31,6 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
-
-const median = (values) => {
-  const v = values.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
-  if (!v.length) return null;
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-};
-
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 /** CPU seconds used so far by a server's embedded PostgreSQL (postmaster and its backends). */
 function postgresCpuSeconds(server) {
@@ -179,7 +165,7 @@ function table(head, lines) {
 }
 
 async function main() {
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  await build();
   console.log(`Activity-log bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s.\n`);
   const redis = await startRedis();
   if (!redis) console.log('redis-server not found: the Redis rate-limit store is not measured (apt-get install redis-server).');

@@ -22,14 +22,14 @@
 //   BENCH_CONTEXT_CALLS=30
 //   BENCH_CONTEXT_MAX_RATIO=2
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { freePort, ROOT, run, START_ARGS } from '../scripts/lib/server.mjs';
+import { ROOT } from '../scripts/lib/server.mjs';
+import { atCleanup, build, median, runMain, startDatabase, startProductionServer } from './lib/bench.mjs';
 
 const ARTICLES = Number(process.env.BENCH_CONTEXT_ARTICLES ?? 500);
 const BODY_KB = Number(process.env.BENCH_CONTEXT_BODY_KB ?? 1024);
@@ -38,31 +38,6 @@ const MAX_RATIO = Number(process.env.BENCH_CONTEXT_MAX_RATIO ?? 2);
 const OLD_TIMEOUT_MS = 15_000;
 const RESULTS = join(ROOT, 'bench/results');
 const ADMIN_TOKEN = 'bench-admin-' + randomBytes(12).toString('hex');
-
-const cleanups = [];
-async function cleanup() {
-  while (cleanups.length) await cleanups.pop()().catch(() => undefined);
-}
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().then(() => process.exit(130)));
-
-/** The built server in a child process; resolves once it printed its ready line. */
-function startServer(env) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, START_ARGS, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onExit = (code) => fail(new Error(`The server exited (${code}) before it was ready:\n${out.slice(-3000)}`));
-    child.once('exit', onExit);
-    const onData = (chunk) => {
-      out += chunk;
-      if (!/Reblog MCP ready/.test(out)) return;
-      child.removeListener('exit', onExit);
-      cleanups.push(() => new Promise((exited) => (child.exitCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM')))));
-      done(child);
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', onData);
-  });
-}
 
 /** Crafted bodies of about `bytes`: one-letter words, or random letters and spaces from a seeded generator. */
 function craftedBody(i, bytes) {
@@ -85,10 +60,6 @@ async function admin(origin, method, path, body) {
   return res.json();
 }
 
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const p90 = (values) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.9))];
 
 async function main() {
@@ -96,33 +67,11 @@ async function main() {
   console.log(
     `context bench: ${cpus().length} CPUs (load average ${loadBefore[0].toFixed(1)}), node ${process.version}, ${ARTICLES} articles of ${BODY_KB} KB vs ${ARTICLES} of ~2 KB, ${CALLS} calls per target`,
   );
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
-  const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
-  const { migrate } = await import(join(ROOT, 'dist/src/database/migrate.js'));
-
-  const dir = mkdtempSync(join(tmpdir(), 'reblog-context-bench-'));
-  chmodSync(dir, 0o755);
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const db = await EmbeddedPostgres.start({ dir: join(dir, 'pg'), database: 'bench' });
-  cleanups.push(() => db.stop());
-  await migrate(db.url);
-
-  const port = await freePort();
-  mkdirSync(join(dir, 'data'));
-  await startServer({
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: db.url,
-    DATA_DIR: join(dir, 'data'),
-    ADMIN_TOKEN,
-    SEED_DEMO: 'false',
-    MIGRATIONS_RUN: 'false',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_SECOND: '1000000',
-  });
-  const origin = `http://127.0.0.1:${port}`;
+  await build();
+  const database = await startDatabase('context');
+  atCleanup(database.stop);
+  const { db } = database;
+  const { origin } = await startProductionServer(database, ADMIN_TOKEN);
   const account = await admin(origin, 'POST', '/admin/v1/accounts', { name: 'bench', owner_email: 'bench@bench.invalid' });
   const big = await admin(origin, 'POST', `/admin/v1/accounts/${account.id}/projects`, { name: 'big' });
   const small = await admin(origin, 'POST', `/admin/v1/accounts/${account.id}/projects`, { name: 'small' });
@@ -153,7 +102,7 @@ async function main() {
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
-  cleanups.push(() => client.end());
+  atCleanup(() => client.end());
   await client.query('VACUUM ANALYZE articles');
   const sizes = (await client.query(`SELECT project_id, sum(octet_length(body))::bigint AS bytes, sum(pg_column_size(body))::bigint AS stored FROM articles GROUP BY 1`)).rows;
   const mib = (id) => (Number(sizes.find((s) => s.project_id === id).bytes) / 2 ** 20).toFixed(1);
@@ -267,13 +216,4 @@ async function main() {
   return met;
 }
 
-main()
-  .then(async (ok) => {
-    await cleanup();
-    process.exit(ok ? 0 : 1);
-  })
-  .catch(async (err) => {
-    console.error(err);
-    await cleanup();
-    process.exit(1);
-  });
+runMain(main);

@@ -25,14 +25,14 @@
 //   BENCH_JOBS_RATE=50     jobs per second in the latency phase (below capacity)
 //   BENCH_FAIR_BACKLOG=500 account A's backlog in the fairness phase
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ROOT, run, START_ARGS } from '../scripts/lib/server.mjs';
+import { ROOT, START_ARGS } from '../scripts/lib/server.mjs';
+import { build, startChild, startDatabase } from './lib/bench.mjs';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 8);
@@ -48,29 +48,13 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 
 /** A worker process; resolves once it printed its ready line. */
 function startWorker(databaseUrl, dataDir) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, START_ARGS, {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false',
-        // One bench account may use every slot of both workers (2 × 4), as the figures before the per-account cap did.
-        JOBS_MAX_RUNNING_PER_ACCOUNT: '8' },
-    });
-    let out = '';
-    let ready = false;
-    const onExitEarly = (code) => fail(new Error(`A worker exited (${code}) before it was ready:\n${out.slice(-3000)}`));
-    const onData = (chunk) => {
-      out += chunk;
-      if (!ready && /Reblog MCP ready/.test(out)) {
-        ready = true;
-        child.off('exit', onExitEarly);
-        done({ child, output: () => out, stop: () => new Promise((exited) => (child.exitCode !== null || child.signalCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM')))) });
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', onData);
-    child.once('exit', onExitEarly);
-  });
+  return startChild(
+    START_ARGS,
+    { NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false',
+      // One bench account may use every slot of both workers (2 × 4), as the figures before the per-account cap did.
+      JOBS_MAX_RUNNING_PER_ACCOUNT: '8' },
+    /Reblog MCP ready/,
+  );
 }
 
 /** Inserts `n` write_article jobs in one statement (one NOTIFY wakes the workers). */
@@ -169,15 +153,11 @@ async function createTenant(client, projects) {
 }
 
 async function main() {
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
-  const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
-  const { migrate } = await import(join(ROOT, 'dist/src/database/migrate.js'));
-  const work = mkdtempSync(join(tmpdir(), 'reblog-jobs-bench-'));
-  chmodSync(work, 0o755);
-  const db = await EmbeddedPostgres.start({ dir: join(work, 'pg'), database: 'bench', settings: { max_connections: '200' }, log: () => undefined });
+  await build();
+  const database = await startDatabase('jobs', { settings: { max_connections: '200' }, log: () => undefined });
+  const { db, dir: work } = database;
   const workers = [];
   try {
-    await migrate(db.url);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     const tenant = await createTenant(client, PROJECTS);
@@ -284,8 +264,7 @@ async function main() {
     // The embedded postmaster's child handle is unref'd: keep the loop alive until it has stopped.
     const keepAlive = setInterval(() => undefined, 1_000);
     for (const w of workers) await w.stop().catch(() => undefined);
-    await db.stop().catch(() => undefined);
-    rmSync(work, { recursive: true, force: true });
+    await database.stop();
     clearInterval(keepAlive);
   }
 }

@@ -23,13 +23,13 @@
 //   BENCH_CONNECTIONS=50
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, ROOT, run, START_ARGS } from '../scripts/lib/server.mjs';
+import { ROOT } from '../scripts/lib/server.mjs';
+import { atCleanup, build, cpuSeconds, median, runMain, startChild, startDatabase, startProductionServer } from './lib/bench.mjs';
 import { SEARCH_TERM, seedArticles } from './articles-seed.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -39,43 +39,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TARGETS = { page1VsBaseline: 0.7, page1P99Ms: 50, page4000VsPage1: 3 };
 const RESULTS = join(ROOT, 'bench/results');
 const ADMIN_TOKEN = 'bench-admin-' + randomBytes(12).toString('hex');
-
-const cleanups = [];
-async function cleanup() {
-  while (cleanups.length) await cleanups.pop()().catch(() => undefined);
-}
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().then(() => process.exit(130)));
-
-/** A child process that prints `pattern` once ready; `stop()` sends SIGTERM and waits for its exit. */
-function startChild(args, env, pattern) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onExit = (code) => fail(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${out.slice(-3000)}`));
-    child.once('exit', onExit);
-    const onData = (chunk) => {
-      out += chunk;
-      const match = pattern.exec(out);
-      if (match) {
-        child.removeListener('exit', onExit);
-        const stop = () => new Promise((exited) => (child.exitCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM'))));
-        cleanups.push(stop);
-        done({ pid: child.pid, match, stop });
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', onData);
-  });
-}
-
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 const call = (args) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_articles', arguments: args } });
 
@@ -187,42 +150,17 @@ function table(rows, baseline, page1) {
 async function main() {
   const loadBefore = loadavg();
   console.log(`list_articles bench: ${cpus().length} CPUs (load average ${loadavg()[0].toFixed(1)}), node ${process.version}, ${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections`);
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
-  const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
-  const { migrate } = await import(join(ROOT, 'dist/src/database/migrate.js'));
-
-  const dir = mkdtempSync(join(tmpdir(), 'reblog-articles-bench-'));
-  chmodSync(dir, 0o755);
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const db = await EmbeddedPostgres.start({ dir: join(dir, 'pg'), database: 'bench' });
-  cleanups.push(() => db.stop());
-  await migrate(db.url);
+  await build();
+  const database = await startDatabase('articles');
+  atCleanup(database.stop);
+  const { db } = database;
   const seedStarted = Date.now();
   const scope = await seedArticles(db.url, { log: (line) => console.log(`  ${line}`) });
   const seedSeconds = (Date.now() - seedStarted) / 1000;
   console.log(`seeded 100,000 articles in ${seedSeconds.toFixed(1)} s`);
 
-  const port = await freePort();
-  const dataDir = join(dir, 'data');
-  mkdirSync(dataDir);
-  const ours = await startChild(
-    START_ARGS,
-    {
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: db.url,
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      SEED_DEMO: 'false',
-      MIGRATIONS_RUN: 'false',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '1000000',
-    },
-    /Reblog MCP ready/,
-  );
-  const origin = `http://127.0.0.1:${port}`;
+  const ours = await startProductionServer(database, ADMIN_TOKEN);
+  const { origin } = ours;
   const created = await fetch(`${origin}/admin/v1/accounts/${scope.accountId}/api-keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -274,10 +212,6 @@ async function main() {
     for (const target of targets) measured.push(await measure(target.name, target.pid, target.url, headers, target.body, target.metrics));
     rounds.push(measured);
   }
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-  };
   const rows = targets.map((target, i) => {
     const runs = rounds.map((r) => r[i]);
     return {
@@ -338,13 +272,4 @@ async function main() {
   return Object.values(checks).every(Boolean);
 }
 
-main()
-  .then(async (ok) => {
-    await cleanup();
-    process.exit(ok ? 0 : 1);
-  })
-  .catch(async (err) => {
-    console.error(err);
-    await cleanup();
-    process.exit(1);
-  });
+runMain(main);

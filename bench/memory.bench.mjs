@@ -14,7 +14,8 @@ import autocannon from 'autocannon';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
+import { ROOT, startServer } from '../scripts/lib/server.mjs';
+import { build } from './lib/bench.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -67,7 +68,7 @@ async function callTool(server, headers, name, args) {
 }
 
 async function main() {
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  await build();
   console.log(`Memory bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ${REQUESTS} requests.\n`);
   const server = await startServer({ nodeArgs: ['--expose-gc', '--import', './bench/servers/gc-on-signal.mjs'] });
   try {

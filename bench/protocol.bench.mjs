@@ -13,11 +13,11 @@
 //   BENCH_SDK=false        skip the SDK comparison
 //   BENCH_CPU_PROF=true    profile our server (node --cpu-prof) into bench/results/profiles/
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
+import { ROOT, startServer } from '../scripts/lib/server.mjs';
+import { build, cpuSeconds, median, startChild } from './lib/bench.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -35,24 +35,9 @@ const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
 
 /** Starts a bench server script; resolves when it prints `listening <port>`. */
-function startChild(script, env = {}) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.once('exit', (code) => fail(new Error(`${script} exited (${code}) before listening`)));
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      const port = /listening (\d+)/.exec(out)?.[1];
-      if (port) {
-        child.removeAllListeners('exit');
-        done({
-          url: `http://127.0.0.1:${port}/mcp`,
-          pid: child.pid,
-          stop: () => new Promise((exited) => (child.exitCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM')))),
-        });
-      }
-    });
-  });
+async function startBenchServer(script, env = {}) {
+  const { pid, match, stop } = await startChild([script], env, /listening (\d+)/, { stderr: 'inherit' });
+  return { url: `http://127.0.0.1:${match[1]}/mcp`, pid, stop };
 }
 
 /** Resident set size (current and peak) of a process, in MB, from /proc. */
@@ -63,16 +48,6 @@ function rss(pid) {
     return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
   } catch {
     return { rssMb: null, peakMb: null };
-  }
-}
-
-/** CPU seconds (user + system) used so far by a process, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
   }
 }
 
@@ -141,12 +116,6 @@ async function measure({ name, pid, url, body, metricsOrigin }, headers, warm) {
   return result;
 }
 
-const median = (values) => {
-  const v = values.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
-  if (!v.length) return null;
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-};
-
 /** Medians over rounds of each target's figures, and of its ratios taken within each round. */
 function summarize(targets, rounds) {
   return targets.map((target) => {
@@ -197,7 +166,7 @@ const BASELINE = 'raw node:http (baseline)';
 const SDK = 'SDK stateless tools/call';
 
 async function main() {
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  await build();
   if (CPU_PROF) {
     rmSync(PROFILES, { recursive: true, force: true });
     mkdirSync(PROFILES, { recursive: true });
@@ -228,7 +197,7 @@ async function main() {
     const bodyFile = join(work, 'tools-list.json');
     writeFileSync(bodyFile, listed.text);
 
-    const raw = await startChild(join(ROOT, 'bench/servers/raw-http.mjs'), { BENCH_BODY_FILE: bodyFile });
+    const raw = await startBenchServer(join(ROOT, 'bench/servers/raw-http.mjs'), { BENCH_BODY_FILE: bodyFile });
     children.push(raw);
     const targets = [
       { name: BASELINE, pid: raw.pid, url: raw.url, body: LIST },
@@ -236,7 +205,7 @@ async function main() {
       { name: 'ours tools/call list_projects', pid: ours.pid, url: ours.url, body: CALL, metricsOrigin: ours.origin },
     ];
     if (WITH_SDK) {
-      const recipe = await startChild(join(ROOT, 'bench/servers/sdk-stateless.mjs'));
+      const recipe = await startBenchServer(join(ROOT, 'bench/servers/sdk-stateless.mjs'));
       children.push(recipe);
       const check = await post(recipe.url, headers, CALL);
       if (check.status !== 200 || !check.text.includes('Demo blog')) throw new Error(`The SDK recipe answered ${check.status}: ${check.text.slice(0, 300)}`);

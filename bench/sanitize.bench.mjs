@@ -21,7 +21,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, run } from '../scripts/lib/server.mjs';
+import { ROOT } from '../scripts/lib/server.mjs';
+import { build } from './lib/bench.mjs';
 
 const INPUTS = Number(process.env.BENCH_SANITIZE_INPUTS ?? 10_000);
 const KB = Number(process.env.BENCH_SANITIZE_KB ?? 100);
@@ -95,7 +96,7 @@ function table(head, rows) {
 async function main() {
   const loadBefore = loadavg();
   console.log(`sanitize bench: ${cpus().length} CPUs (load average ${loadBefore[0].toFixed(1)}), node ${process.version}, ${INPUTS} random inputs, adversarial at ${KB} KB and ${2 * KB} KB`);
-  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+  await build();
   const { sanitizeText, sanitizeDraft } = await import(join(ROOT, 'dist/src/ai/sanitize.js'));
 
   // Random inputs, built as src/ai/sanitize.property.spec.ts builds them.

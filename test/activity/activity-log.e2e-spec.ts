@@ -1,19 +1,11 @@
 import { ActivityService, type ActivityRecord } from '../../src/activity/activity.service.js';
 import { Clock } from '../../src/common/clock.js';
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { activity, admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-async function entries(t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string; error: unknown }[]> {
-  const items = [];
-  let cursor = '';
-  do {
-    const page = await admin(t, 'get', `/admin/v1/accounts/${tenant.accountId}/activity?limit=200${cursor ? `&cursor=${cursor}` : ''}`, undefined, 200);
-    items.push(...page.items);
-    cursor = page.next_cursor ?? '';
-  } while (cursor);
-  return items;
-}
+/** Every activity entry of the tenant's account. */
+const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string; error: unknown }[]> => activity(t, tenant.accountId);
 
 const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
 

@@ -1,6 +1,6 @@
-import { admin } from '../support/fixtures.js';
+import { admin, ISO, MISSING_ID, newAccount, newProject, UUID } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, expectError, ISO, MISSING_ID, newAccount, newProject, UUID } from './admin-helpers.js';
+import { call, expectError } from './admin-helpers.js';
 
 describe('admin API: accounts and projects', () => {
   let t: TestApp;

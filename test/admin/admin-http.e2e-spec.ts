@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, expectError, MISSING_ID, newAccount } from './admin-helpers.js';
+import { MISSING_ID, newAccount } from '../support/fixtures.js';
+import { call, expectError } from './admin-helpers.js';
 
 /** Every admin endpoint of admin-api.md, with ids filled in by `ids`. */
 const ENDPOINTS: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; openapi: string }[] = [

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { PrincipalResolver } from '../../src/auth/principal.resolver.js';
-import { admin } from '../support/fixtures.js';
+import { admin, ISO, MISSING_ID, newAccount, newProject, UUID } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, expectError, ISO, MISSING_ID, newAccount, newProject, UUID } from './admin-helpers.js';
+import { call, expectError } from './admin-helpers.js';
 
 const KEY_CREATED = ['created_at', 'id', 'key', 'key_prefix', 'name', 'projects', 'scopes'];
 const KEY_LISTED = ['created_at', 'id', 'key_prefix', 'name', 'projects', 'revoked_at', 'scopes'];

@@ -1,8 +1,8 @@
 import { ActivityService } from '../../src/activity/activity.service.js';
 import { Clock } from '../../src/common/clock.js';
-import { admin } from '../support/fixtures.js';
+import { admin, ISO, MISSING_ID, newAccount, newProject, UUID, walk } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, expectError, ISO, MISSING_ID, newAccount, newProject, UUID, walk } from './admin-helpers.js';
+import { call, expectError } from './admin-helpers.js';
 
 describe('admin API: lists, cursors, activity and jobs', () => {
   let t: TestApp;

@@ -1,25 +1,22 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ArticlesService } from '../../src/articles/articles.service.js';
+import { createDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { createDatabase, withClient } from '../jobs/job-helpers.js';
+import type { TestApp } from '../support/test-app.js';
 
 const FRENCH = 'Le jardin est une source de joie pour les enfants et les parents. Nous avons planté des tomates dans le potager, et les fleurs sont belles avec le soleil qui est là pour nous.';
 const ENGLISH = 'The garden is a source of joy for the children and the parents. We planted tomatoes in the bed, and this is what they need from you to grow with the sun.';
 
 describe('the setup handshake (write_article, generate_image, configure_agent, get_agent_config)', () => {
   let t: TestApp;
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
 
   beforeAll(async () => {
     db = await createDatabase();
-    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '60000' });
+    t = await db.app({ SYNC_BUDGET_MS: '60000' });
   });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   async function call(client: Client, name: string, args: Record<string, unknown>) {
     return client.callTool({ name, arguments: args });

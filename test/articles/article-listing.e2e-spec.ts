@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { ANCHOR_EVERY, ArticleListingService, SEARCH_TOTAL_CAP } from '../../src/articles/article-listing.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
+import { callOk } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectTotalsMatch, ok, sql } from './article-helpers.js';
+import { expectTotalsMatch, sql } from './article-helpers.js';
 
 describe('list_articles: totals from article_counts, deep pages from keyset anchors, search on trigram indexes', () => {
   let t: TestApp;
@@ -21,25 +22,25 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
     const project = tenant.projectIds[0];
     await expectTotalsMatch(t, key, project);
     const ids: string[] = [];
-    for (let i = 0; i < 10; i++) ids.push((await ok(t, key, 'create_article', { title: `Counted ${i}`, status: i < 3 ? 'published' : 'draft' })).id);
+    for (let i = 0; i < 10; i++) ids.push((await callOk(t, key, 'create_article', { title: `Counted ${i}`, status: i < 3 ? 'published' : 'draft' })).id);
     await expectTotalsMatch(t, key, project);
-    await ok(t, key, 'publish_article', { id: ids[3] });
-    await ok(t, key, 'publish_article', { id: ids[4], published_at: '2099-01-01T00:00:00Z' });
+    await callOk(t, key, 'publish_article', { id: ids[3] });
+    await callOk(t, key, 'publish_article', { id: ids[4], published_at: '2099-01-01T00:00:00Z' });
     await expectTotalsMatch(t, key, project);
-    await ok(t, key, 'update_article', { id: ids[5], version: 1, title: 'Counted, edited' });
-    await ok(t, key, 'delete_article', { id: ids[0] });
-    await ok(t, key, 'delete_article', { id: ids[4] });
-    await ok(t, key, 'delete_article', { id: ids[6] });
+    await callOk(t, key, 'update_article', { id: ids[5], version: 1, title: 'Counted, edited' });
+    await callOk(t, key, 'delete_article', { id: ids[0] });
+    await callOk(t, key, 'delete_article', { id: ids[4] });
+    await callOk(t, key, 'delete_article', { id: ids[6] });
     await expectTotalsMatch(t, key, project);
     for (const id of [ids[0], ids[4]]) {
       const res = await t.http.post(`/admin/v1/articles/${id}/restore`).set('Authorization', `Bearer ${t.adminToken}`);
       expect(res.status).toBe(200);
     }
     await expectTotalsMatch(t, key, project);
-    const listed = await ok(t, key, 'list_articles', { page_size: 3 });
+    const listed = await callOk(t, key, 'list_articles', { page_size: 3 });
     expect(listed.pagination).toEqual({ total: 9, page: 1, page_size: 3, pages: 3 });
-    expect((await ok(t, key, 'list_projects', {})).items).toEqual([expect.objectContaining({ id: project, article_count: 9 })]);
-    expect(await ok(t, key, 'list_articles', { page: 50, page_size: 3 })).toEqual({ items: [], pagination: { total: 9, page: 50, page_size: 3, pages: 3 } });
+    expect((await callOk(t, key, 'list_projects', {})).items).toEqual([expect.objectContaining({ id: project, article_count: 9 })]);
+    expect(await callOk(t, key, 'list_articles', { page: 50, page_size: 3 })).toEqual({ items: [], pagination: { total: 9, page: 50, page_size: 3, pages: 3 } });
   });
 
   describe('deep pages', () => {
@@ -57,7 +58,7 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
     }
 
     async function listed(page: number, pageSize: number, status?: string): Promise<{ ids: string[]; total: number }> {
-      const out = await ok(t, tenant.key, 'list_articles', { page, page_size: pageSize, ...(status ? { status } : {}) });
+      const out = await callOk(t, tenant.key, 'list_articles', { page, page_size: pageSize, ...(status ? { status } : {}) });
       return { ids: out.items.map((i: { id: string }) => i.id), total: out.pagination.total };
     }
 
@@ -100,8 +101,8 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
       const generation = anchorSets().get(`${project}|*`)?.generation;
       // Move a row from deep down to the top, and add one: every deep position shifts.
       const [row] = await sql(t).query(`SELECT id, version FROM articles WHERE project_id = $1 AND handle = 'deep-1000'`, [project]);
-      await ok(t, tenant.key, 'update_article', { id: row.id, version: row.version, title: 'Deep 1000, edited' });
-      await ok(t, tenant.key, 'create_article', { title: 'Fresh on top' });
+      await callOk(t, tenant.key, 'update_article', { id: row.id, version: row.version, title: 'Deep 1000, edited' });
+      await callOk(t, tenant.key, 'create_article', { title: 'Fresh on top' });
       await expectPagesMatch([1, 14, 30, 40, 55, 56], 20);
       for (let i = 0; i < 50 && anchorSets().get(`${project}|*`)?.generation === generation; i++) {
         await sleep(1_100);
@@ -118,7 +119,7 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
         `INSERT INTO articles (id, account_id, project_id, handle, title, status) SELECT gen_random_uuid(), $1, $2, 'other-' || i, 'Other ' || i, 'draft' FROM generate_series(1, 300) i`,
         [other.accountId, other.projectIds[0]],
       );
-      const page = await ok(t, other.key, 'list_articles', { page: 14, page_size: 20 });
+      const page = await callOk(t, other.key, 'list_articles', { page: 14, page_size: 20 });
       expect(page.pagination.total).toBe(300);
       expect(page.items.every((i: { handle: string }) => i.handle.startsWith('other-'))).toBe(true);
     });
@@ -129,10 +130,10 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
     beforeAll(async () => {
       tenant = await createTenant(t);
       const titles = ['PostgreSQL tips', 'Why postgres?', 'Node streams', '100% coverage', 'snake_case names', 'Über cafés'];
-      for (const [i, title] of titles.entries()) await ok(t, tenant.key, 'create_article', { title, tags: i % 2 ? ['odd'] : ['even'], handle: i === 2 ? 'pg-and-node' : undefined });
+      for (const [i, title] of titles.entries()) await callOk(t, tenant.key, 'create_article', { title, tags: i % 2 ? ['odd'] : ['even'], handle: i === 2 ? 'pg-and-node' : undefined });
     });
     const search = async (args: Record<string, unknown>) => {
-      const out = await ok(t, tenant.key, 'list_articles', args);
+      const out = await callOk(t, tenant.key, 'list_articles', args);
       return { titles: out.items.map((i: { title: string }) => i.title).sort(), total: out.pagination.total };
     };
 
@@ -166,20 +167,20 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
         [big.accountId, big.projectIds[0], SEARCH_TOTAL_CAP + 5],
       );
       for (const args of [{ search: 'many' }, { tag: 'bulk' }, { search: 'many', tag: 'bulk', status: 'draft' }]) {
-        const out = await ok(t, big.key, 'list_articles', { ...args, page_size: 100 });
+        const out = await callOk(t, big.key, 'list_articles', { ...args, page_size: 100 });
         expect(out.pagination).toEqual({ total: SEARCH_TOTAL_CAP, page: 1, page_size: 100, pages: SEARCH_TOTAL_CAP / 100, total_capped: true });
         expect(out.items).toHaveLength(100);
       }
-      const few = await ok(t, big.key, 'list_articles', { search: 'many 1000' });
+      const few = await callOk(t, big.key, 'list_articles', { search: 'many 1000' });
       // 1000 and 10000..10005.
       expect(few.pagination).toEqual({ total: 7, page: 1, page_size: 20, pages: 1 });
       // The unfiltered total is exact whatever the size.
-      expect((await ok(t, big.key, 'list_articles', {})).pagination.total).toBe(SEARCH_TOTAL_CAP + 5);
+      expect((await callOk(t, big.key, 'list_articles', {})).pagination.total).toBe(SEARCH_TOTAL_CAP + 5);
     });
 
     it('never matches another project', async () => {
       const other = await createTenant(t);
-      await ok(t, other.key, 'create_article', { title: `PostgreSQL elsewhere ${randomUUID()}` });
+      await callOk(t, other.key, 'create_article', { title: `PostgreSQL elsewhere ${randomUUID()}` });
       expect((await search({ search: 'postgres' })).total).toBe(2);
     });
   });

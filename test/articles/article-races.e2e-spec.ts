@@ -1,6 +1,7 @@
 import { createTenant, type Tenant } from '../support/fixtures.js';
+import { callOk, type CallOutcome, callTool } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callTool, expectTotalsMatch, ok, sql, type CallOutcome } from './article-helpers.js';
+import { expectTotalsMatch, sql } from './article-helpers.js';
 
 /** Every answer of a race is a 200 with a tool result: never an HTTP 5xx nor a JSON-RPC -32603. */
 function expectNoCrash(outcomes: CallOutcome[]): void {
@@ -26,7 +27,7 @@ describe('article writes under concurrency', () => {
 
   it('concurrent updates on the same version: exactly one wins, the others get version_conflict', async () => {
     for (let round = 0; round < 8; round++) {
-      const a = await ok(t, key, 'create_article', { title: `Contended ${round}` });
+      const a = await callOk(t, key, 'create_article', { title: `Contended ${round}` });
       const writers = round % 2 ? 2 : 6;
       const outcomes = await Promise.all(Array.from({ length: writers }, (_, i) => callTool(t, key, 'update_article', { id: a.id, version: 1, body: `writer ${i}` })));
       expectNoCrash(outcomes);
@@ -35,7 +36,7 @@ describe('article writes under concurrency', () => {
       expect(winners).toHaveLength(1);
       expect(losers.map((o) => o.json.error.code)).toEqual(Array(writers - 1).fill('version_conflict'));
       for (const l of losers) expect(l.json.error.message).toContain('is at version 2, not 1');
-      const final = await ok(t, key, 'get_article', { id: a.id });
+      const final = await callOk(t, key, 'get_article', { id: a.id });
       expect(final).toEqual(expect.objectContaining({ version: 2, body: winners[0].json.body }));
       const revisions = await sql(t).query(`SELECT version FROM article_revisions WHERE article_id = $1`, [a.id]);
       expect(revisions).toEqual([{ version: 1 }]);
@@ -69,7 +70,7 @@ describe('article writes under concurrency', () => {
 
   it('publish racing delete always ends consistent: trashed, one revision per change that succeeded', async () => {
     for (let round = 0; round < 15; round++) {
-      const a = await ok(t, key, 'create_article', { title: `Publish or perish ${round}` });
+      const a = await callOk(t, key, 'create_article', { title: `Publish or perish ${round}` });
       const calls = [callTool(t, key, 'publish_article', { id: a.id }), callTool(t, key, 'delete_article', { id: a.id })];
       const [publish, del] = round % 2 ? await Promise.all(calls) : (await Promise.all(calls.reverse())).reverse();
       expectNoCrash([publish, del]);
@@ -96,7 +97,7 @@ describe('article writes under concurrency', () => {
 
   it('updates racing deletes and publishes keep the listing totals equal to count(*)', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++) ids.push((await ok(t, key, 'create_article', { title: `Churn ${i}`, status: i % 3 ? 'draft' : 'published' })).id);
+    for (let i = 0; i < 12; i++) ids.push((await callOk(t, key, 'create_article', { title: `Churn ${i}`, status: i % 3 ? 'draft' : 'published' })).id);
     await Promise.all(
       ids.flatMap((id, i) => [
         callTool(t, key, 'update_article', { id, version: 1, tags: ['churn'] }),
@@ -106,6 +107,6 @@ describe('article writes under concurrency', () => {
     );
     await expectTotalsMatch(t, key, tenant.projectIds[0]);
     const [{ all }] = await sql(t).query(`SELECT n::int AS all FROM article_counts WHERE project_id = $1 AND status = '*'`, [tenant.projectIds[0]]);
-    expect((await ok(t, key, 'list_projects', {})).items[0].article_count).toBe(all);
+    expect((await callOk(t, key, 'list_projects', {})).items[0].article_count).toBe(all);
   });
 });

@@ -1,6 +1,7 @@
-import { createTenant, type Tenant } from '../support/fixtures.js';
+import { createTenant, MISSING_ID, newKey, type Tenant, withRole } from '../support/fixtures.js';
+import { callOk, callTool } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callTool, keyFor, MISSING_ID, ok, sql } from './article-helpers.js';
+import { sql } from './article-helpers.js';
 
 /** The calls that take an article id, with arguments that would succeed on an article of the caller's project. */
 const CALLS: [string, (id: string) => Record<string, unknown>][] = [
@@ -24,9 +25,9 @@ describe('article ids outside the caller’s reach behave exactly like ids that 
     owner = await createTenant(t, { projects: 2 });
     stranger = await createTenant(t);
     // A key of the owner's account that reaches only the first project.
-    narrowKey = (await keyFor(t, owner.accountId, [owner.projectIds[0]], 'owner')).key;
-    foreign = await ok(t, owner.key, 'create_article', { project_id: owner.projectIds[0], title: 'Not yours', handle: 'not-yours' });
-    unreachable = await ok(t, owner.key, 'create_article', { project_id: owner.projectIds[1], title: 'Not here', handle: 'not-here' });
+    narrowKey = (await newKey(t, owner.accountId, withRole([owner.projectIds[0]], 'owner'))).key;
+    foreign = await callOk(t, owner.key, 'create_article', { project_id: owner.projectIds[0], title: 'Not yours', handle: 'not-yours' });
+    unreachable = await callOk(t, owner.key, 'create_article', { project_id: owner.projectIds[1], title: 'Not here', handle: 'not-here' });
   });
   afterAll(async () => {
     await t.close();
@@ -61,8 +62,8 @@ describe('article ids outside the caller’s reach behave exactly like ids that 
   });
 
   it('a handle is unique per project, not across accounts or projects', async () => {
-    expect((await ok(t, stranger.key, 'create_article', { title: 'Mine', handle: foreign.handle })).handle).toBe(foreign.handle);
-    expect((await ok(t, owner.key, 'create_article', { project_id: owner.projectIds[1], title: 'Also mine', handle: foreign.handle })).handle).toBe(foreign.handle);
+    expect((await callOk(t, stranger.key, 'create_article', { title: 'Mine', handle: foreign.handle })).handle).toBe(foreign.handle);
+    expect((await callOk(t, owner.key, 'create_article', { project_id: owner.projectIds[1], title: 'Also mine', handle: foreign.handle })).handle).toBe(foreign.handle);
   });
 
   it('nothing of the owner’s articles changed, and no revision was written', async () => {

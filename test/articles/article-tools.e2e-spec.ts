@@ -1,17 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ArticlesService } from '../../src/articles/articles.service.js';
 import { DomainError } from '../../src/common/domain-error.js';
-import { createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
+import { createTenant, ISO, MISSING_ID, newKey, type Tenant, withRole } from '../support/fixtures.js';
+import { callError, callOk, callTool, connectClient, rpc, toolJson } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callTool, keyFor, ok, sql, toolError } from './article-helpers.js';
+import { sql } from './article-helpers.js';
 
-const MISSING = '00000000-0000-4000-8000-000000000000';
 const HANDLE_RULE = 'Invalid value for "handle": must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post").';
 function DATE_RULE(name: string): string {
   return `Invalid value for "${name}": must be an ISO-8601 date-time with a time zone, such as "2026-01-31T09:00:00Z".`;
 }
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('article write tools', () => {
   let t: TestApp;
@@ -91,43 +89,43 @@ describe('article write tools', () => {
   describe('create_article', () => {
     it('derives handles from the title and suffixes -2, -3 when taken', async () => {
       const handles: string[] = [];
-      for (let i = 0; i < 3; i++) handles.push((await ok(t, key, 'create_article', { title: 'Über Ärger!' })).handle);
+      for (let i = 0; i < 3; i++) handles.push((await callOk(t, key, 'create_article', { title: 'Über Ärger!' })).handle);
       expect(handles).toEqual(['uber-arger', 'uber-arger-2', 'uber-arger-3']);
     });
 
     it('refuses a taken explicit handle with handle_taken naming a free one, which then works', async () => {
-      await ok(t, key, 'create_article', { title: 'First', handle: 'launch-notes' });
-      await ok(t, key, 'create_article', { title: 'Second', handle: 'launch-notes-2' });
-      const err = await toolError(t, key, 'create_article', { title: 'Third', handle: 'launch-notes' });
+      await callOk(t, key, 'create_article', { title: 'First', handle: 'launch-notes' });
+      await callOk(t, key, 'create_article', { title: 'Second', handle: 'launch-notes-2' });
+      const err = await callError(t, key, 'create_article', { title: 'Third', handle: 'launch-notes' });
       expect(err.code).toBe('handle_taken');
       expect(err.message).toBe(
         'The handle "launch-notes" is already used by another article in this project; "launch-notes-3" is free. Retry with handle "launch-notes-3", or leave handle out to derive one from the title.',
       );
-      expect((await ok(t, key, 'create_article', { title: 'Third', handle: 'launch-notes-3' })).handle).toBe('launch-notes-3');
+      expect((await callOk(t, key, 'create_article', { title: 'Third', handle: 'launch-notes-3' })).handle).toBe('launch-notes-3');
     });
 
     it('gives up its handle when deleted, so a new article can take it', async () => {
-      const a = await ok(t, key, 'create_article', { title: 'Reused', handle: 'reused-handle' });
-      await ok(t, key, 'delete_article', { id: a.id });
-      const b = await ok(t, key, 'create_article', { title: 'Reused again', handle: 'reused-handle' });
+      const a = await callOk(t, key, 'create_article', { title: 'Reused', handle: 'reused-handle' });
+      await callOk(t, key, 'delete_article', { id: a.id });
+      const b = await callOk(t, key, 'create_article', { title: 'Reused again', handle: 'reused-handle' });
       expect(b.handle).toBe('reused-handle');
       expect(b.id).not.toBe(a.id);
     });
 
     it('publishes at once with status "published", and schedules with a future published_at', async () => {
-      const now = await ok(t, key, 'create_article', { title: 'Out now', status: 'published' });
+      const now = await callOk(t, key, 'create_article', { title: 'Out now', status: 'published' });
       expect(now.status).toBe('published');
       expect(Math.abs(Date.parse(now.published_at) - Date.now())).toBeLessThan(60_000);
 
-      const past = await ok(t, key, 'create_article', { title: 'Imported', status: 'published', published_at: '2020-05-01T10:00:00Z' });
+      const past = await callOk(t, key, 'create_article', { title: 'Imported', status: 'published', published_at: '2020-05-01T10:00:00Z' });
       expect(past).toEqual(expect.objectContaining({ status: 'published', published_at: '2020-05-01T10:00:00.000Z' }));
 
-      const later = await ok(t, key, 'create_article', { title: 'Later', status: 'published', published_at: '2099-01-01T09:00:00+02:00' });
+      const later = await callOk(t, key, 'create_article', { title: 'Later', status: 'published', published_at: '2099-01-01T09:00:00+02:00' });
       expect(later).toEqual(expect.objectContaining({ status: 'scheduled', published_at: '2099-01-01T07:00:00.000Z' }));
     });
 
     it('refuses published_at on a draft, saying how to schedule', async () => {
-      const err = await toolError(t, key, 'create_article', { title: 'Draft with a date', published_at: '2099-01-01T00:00:00Z' });
+      const err = await callError(t, key, 'create_article', { title: 'Draft with a date', published_at: '2099-01-01T00:00:00Z' });
       expect(err).toEqual({ code: 'invalid_arguments', message: expect.stringContaining('"published_at": it applies only with status "published"') });
     });
   });
@@ -155,21 +153,21 @@ describe('article write tools', () => {
       ['a handle over 120 characters', 'create_article', { title: 'T', handle: 'a'.repeat(121) }, 'Invalid value for "handle": must be at most 120 characters long.'],
       ['an undeclared argument', 'create_article', { title: 'T', author: 'me' }, 'Unexpected argument "author": this tool does not take it.'],
       ['an excerpt over 2000 characters', 'create_article', { title: 'T', excerpt: 'e'.repeat(2001) }, 'Invalid value for "excerpt": must be at most 2000 characters long.'],
-      ['update without a version', 'update_article', { id: MISSING, title: 'T' }, 'Missing required argument "version".'],
-      ['update with version 0', 'update_article', { id: MISSING, version: 0, title: 'T' }, 'Invalid value for "version": must be >= 1.'],
-      ['update with a fractional version', 'update_article', { id: MISSING, version: 1.5, title: 'T' }, 'Invalid value for "version": expected an integer.'],
-      ['update with a title over 300', 'update_article', { id: MISSING, version: 1, title: 'x'.repeat(301) }, 'Invalid value for "title": must be at most 300 characters long.'],
-      ['update with a bad handle', 'update_article', { id: MISSING, version: 1, handle: 'No Way' }, HANDLE_RULE],
-      ['update with 21 tags', 'update_article', { id: MISSING, version: 1, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 items.'],
-      ['update with nothing to change', 'update_article', { id: MISSING, version: 1 }, 'Nothing to update: give at least one of title, body, handle, excerpt or tags.'],
-      ['publish with an invalid date', 'publish_article', { id: MISSING, published_at: '31/01/2026' }, DATE_RULE('published_at')],
+      ['update without a version', 'update_article', { id: MISSING_ID, title: 'T' }, 'Missing required argument "version".'],
+      ['update with version 0', 'update_article', { id: MISSING_ID, version: 0, title: 'T' }, 'Invalid value for "version": must be >= 1.'],
+      ['update with a fractional version', 'update_article', { id: MISSING_ID, version: 1.5, title: 'T' }, 'Invalid value for "version": expected an integer.'],
+      ['update with a title over 300', 'update_article', { id: MISSING_ID, version: 1, title: 'x'.repeat(301) }, 'Invalid value for "title": must be at most 300 characters long.'],
+      ['update with a bad handle', 'update_article', { id: MISSING_ID, version: 1, handle: 'No Way' }, HANDLE_RULE],
+      ['update with 21 tags', 'update_article', { id: MISSING_ID, version: 1, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 items.'],
+      ['update with nothing to change', 'update_article', { id: MISSING_ID, version: 1 }, 'Nothing to update: give at least one of title, body, handle, excerpt or tags.'],
+      ['publish with an invalid date', 'publish_article', { id: MISSING_ID, published_at: '31/01/2026' }, DATE_RULE('published_at')],
       ['publish without an id', 'publish_article', {}, 'Missing required argument "id".'],
       ['delete without an id', 'delete_article', {}, 'Missing required argument "id".'],
     ];
 
     it.each(cases)('%s', async (_what, tool, args, message) => {
       const before = await articleRows(t, tenant.projectIds[0]);
-      const err = await toolError(t, key, tool, args);
+      const err = await callError(t, key, tool, args);
       expect(err).toEqual({ code: 'invalid_arguments', message });
       expect(await articleRows(t, tenant.projectIds[0])).toBe(before);
     });
@@ -193,7 +191,7 @@ describe('article write tools', () => {
 
     it('a body just under the request limit is stored whole', async () => {
       const body = 'word '.repeat(200_000) + 'é'.repeat(20_000);
-      const a = await ok(t, key, 'create_article', { title: 'Long read', body });
+      const a = await callOk(t, key, 'create_article', { title: 'Long read', body });
       expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(1_000_000);
       const [row] = await sql(t).query(`SELECT length(body) AS n FROM articles WHERE id = $1`, [a.id]);
       expect(row.n).toBe(body.length);
@@ -210,12 +208,12 @@ describe('article write tools', () => {
 
   describe('update_article', () => {
     it('changes only the given fields, bumps the version and keeps every previous state as a revision', async () => {
-      const a = await ok(t, key, 'create_article', { title: 'Revisions', body: 'v1', tags: ['x'] });
-      const b = await ok(t, key, 'update_article', { id: a.id, version: 1, body: 'v2' });
+      const a = await callOk(t, key, 'create_article', { title: 'Revisions', body: 'v1', tags: ['x'] });
+      const b = await callOk(t, key, 'update_article', { id: a.id, version: 1, body: 'v2' });
       expect(b).toEqual({ ...a, body: 'v2', version: 2, updated_at: expect.any(String) });
-      const c = await ok(t, key, 'update_article', { id: a.id, version: 2, title: 'Revisions!', tags: [], excerpt: '' });
+      const c = await callOk(t, key, 'update_article', { id: a.id, version: 2, title: 'Revisions!', tags: [], excerpt: '' });
       expect(c).toEqual({ ...b, title: 'Revisions!', tags: [], version: 3, updated_at: expect.any(String) });
-      const d = await ok(t, key, 'update_article', { id: a.id, version: 3, handle: 'revisions-renamed' });
+      const d = await callOk(t, key, 'update_article', { id: a.id, version: 3, handle: 'revisions-renamed' });
       expect(d.handle).toBe('revisions-renamed');
 
       const revisions = await sql(t).query(
@@ -230,40 +228,40 @@ describe('article write tools', () => {
     });
 
     it('a stale version is a version_conflict carrying the current version, and changes nothing', async () => {
-      const a = await ok(t, key, 'create_article', { title: 'Stale' });
-      await ok(t, key, 'update_article', { id: a.id, version: 1, body: 'first' });
-      await ok(t, key, 'update_article', { id: a.id, version: 2, body: 'second' });
-      const err = await toolError(t, key, 'update_article', { id: a.id, version: 1, body: 'late' });
+      const a = await callOk(t, key, 'create_article', { title: 'Stale' });
+      await callOk(t, key, 'update_article', { id: a.id, version: 1, body: 'first' });
+      await callOk(t, key, 'update_article', { id: a.id, version: 2, body: 'second' });
+      const err = await callError(t, key, 'update_article', { id: a.id, version: 1, body: 'late' });
       expect(err).toEqual({
         code: 'version_conflict',
         message: `The article "${a.id}" is at version 3, not 1: it changed since you read it. Read it again with get_article and retry with version 3.`,
         details: { current_version: 3 },
       });
-      expect((await ok(t, key, 'get_article', { id: a.id })).body).toBe('second');
+      expect((await callOk(t, key, 'get_article', { id: a.id })).body).toBe('second');
     });
 
     it('a handle used by another article is handle_taken with a free suggestion; its own handle is fine', async () => {
-      await ok(t, key, 'create_article', { title: 'Holder', handle: 'held' });
-      const a = await ok(t, key, 'create_article', { title: 'Mover' });
-      const err = await toolError(t, key, 'update_article', { id: a.id, version: 1, handle: 'held' });
+      await callOk(t, key, 'create_article', { title: 'Holder', handle: 'held' });
+      const a = await callOk(t, key, 'create_article', { title: 'Mover' });
+      const err = await callError(t, key, 'update_article', { id: a.id, version: 1, handle: 'held' });
       expect(err.code).toBe('handle_taken');
       expect(err.message).toContain('"held-2" is free');
-      expect((await ok(t, key, 'update_article', { id: a.id, version: 1, handle: a.handle, title: 'Mover 2' })).version).toBe(2);
+      expect((await callOk(t, key, 'update_article', { id: a.id, version: 1, handle: a.handle, title: 'Mover 2' })).version).toBe(2);
     });
   });
 
   describe('publish_article', () => {
     it('publishes now, schedules a future time, and is a no-op on an article already published', async () => {
-      const a = await ok(t, key, 'create_article', { title: 'To publish' });
-      const scheduled = await ok(t, key, 'publish_article', { id: a.id, published_at: '2098-06-01T12:00:00Z' });
+      const a = await callOk(t, key, 'create_article', { title: 'To publish' });
+      const scheduled = await callOk(t, key, 'publish_article', { id: a.id, published_at: '2098-06-01T12:00:00Z' });
       expect(scheduled).toEqual(expect.objectContaining({ status: 'scheduled', published_at: '2098-06-01T12:00:00.000Z', version: 2 }));
-      const now = await ok(t, key, 'publish_article', { id: a.id });
+      const now = await callOk(t, key, 'publish_article', { id: a.id });
       expect(now.status).toBe('published');
       expect(Date.parse(now.published_at)).toBeLessThan(Date.parse('2098-01-01'));
       expect(now.version).toBe(3);
-      const again = await ok(t, key, 'publish_article', { id: a.id });
+      const again = await callOk(t, key, 'publish_article', { id: a.id });
       expect(again).toEqual(now);
-      const backdated = await ok(t, key, 'publish_article', { id: a.id, published_at: '2019-01-01T00:00:00Z' });
+      const backdated = await callOk(t, key, 'publish_article', { id: a.id, published_at: '2019-01-01T00:00:00Z' });
       expect(backdated).toEqual(expect.objectContaining({ status: 'published', published_at: '2019-01-01T00:00:00.000Z', version: 4 }));
       const [{ n }] = await sql(t).query(`SELECT count(*)::int AS n FROM article_revisions WHERE article_id = $1`, [a.id]);
       expect(n).toBe(3);
@@ -272,8 +270,8 @@ describe('article write tools', () => {
 
   describe('delete_article', () => {
     it('moves the article to the trash with who and when, keeping its last state as a revision', async () => {
-      const a = await ok(t, key, 'create_article', { title: 'Doomed' });
-      await ok(t, key, 'delete_article', { id: a.id });
+      const a = await callOk(t, key, 'create_article', { title: 'Doomed' });
+      await callOk(t, key, 'delete_article', { id: a.id });
       const [row] = await sql(t).query(`SELECT deleted_at, deleted_by, version FROM articles WHERE id = $1`, [a.id]);
       expect(row).toEqual({ deleted_at: expect.any(Date), deleted_by: tenant.keyId, version: 2 });
       const revisions = await sql(t).query(`SELECT version, credential_id, snapshot->>'deleted_at' AS deleted_at FROM article_revisions WHERE article_id = $1`, [a.id]);
@@ -284,16 +282,16 @@ describe('article write tools', () => {
         ['update_article', { id: a.id, version: 2, title: 'x' }],
         ['publish_article', { id: a.id }],
       ] as const) {
-        expect(await toolError(t, key, tool, args)).toEqual({ code: 'not_found', message: `No article with id "${a.id}" in this project.` });
+        expect(await callError(t, key, tool, args)).toEqual({ code: 'not_found', message: `No article with id "${a.id}" in this project.` });
       }
-      const listed = await ok(t, key, 'list_articles', { search: 'doomed' });
+      const listed = await callOk(t, key, 'list_articles', { search: 'doomed' });
       expect(listed.items).toEqual([]);
     });
   });
 
   describe('scopes and roles (spec/mcp.md)', () => {
     it('a viewer sees none of the write tools, and calling one is "Unknown tool"', async () => {
-      const viewer = await keyFor(t, tenant.accountId, tenant.projectIds, 'viewer');
+      const viewer = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'viewer'));
       const listed = await rpc(t, viewer.key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       const names = (listed.body.result.tools as { name: string }[]).map((x) => x.name);
       for (const name of ['create_article', 'update_article', 'publish_article', 'delete_article']) expect(names).not.toContain(name);
@@ -301,15 +299,15 @@ describe('article write tools', () => {
     });
 
     it('an editor writes but cannot delete; an owner without the delete scope cannot either', async () => {
-      const editor = await keyFor(t, tenant.accountId, tenant.projectIds, 'editor');
-      const a = await ok(t, editor.key, 'create_article', { title: 'By an editor' });
-      await ok(t, editor.key, 'publish_article', { id: a.id });
+      const editor = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'editor'));
+      const a = await callOk(t, editor.key, 'create_article', { title: 'By an editor' });
+      await callOk(t, editor.key, 'publish_article', { id: a.id });
       expect((await callTool(t, editor.key, 'delete_article', { id: a.id })).rpcError).toEqual({ code: -32602, message: 'Unknown tool: delete_article' });
-      const noDelete = await keyFor(t, tenant.accountId, tenant.projectIds, 'owner', ['read', 'write']);
+      const noDelete = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'owner'), ['read', 'write']);
       expect((await callTool(t, noDelete.key, 'delete_article', { id: a.id })).rpcError).toEqual({ code: -32602, message: 'Unknown tool: delete_article' });
-      const readOnly = await keyFor(t, tenant.accountId, tenant.projectIds, 'owner', ['read']);
+      const readOnly = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'owner'), ['read']);
       expect((await callTool(t, readOnly.key, 'update_article', { id: a.id, version: 2, title: 'x' })).rpcError).toEqual({ code: -32602, message: 'Unknown tool: update_article' });
-      expect((await ok(t, key, 'get_article', { id: a.id })).version).toBe(2);
+      expect((await callOk(t, key, 'get_article', { id: a.id })).version).toBe(2);
     });
   });
 });

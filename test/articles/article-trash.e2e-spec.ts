@@ -1,7 +1,8 @@
 import { ArticleTrashService } from '../../src/articles/article-trash.service.js';
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { admin, createTenant, MISSING_ID, type Tenant } from '../support/fixtures.js';
+import { callError, callOk } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectTotalsMatch, MISSING_ID, ok, sql, toolError } from './article-helpers.js';
+import { expectTotalsMatch, sql } from './article-helpers.js';
 
 describe('the trash (admin API)', () => {
   let t: TestApp;
@@ -24,13 +25,13 @@ describe('the trash (admin API)', () => {
   it('lists deleted articles newest deletion first, with who, when and the purge date, page by page', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const a = await ok(t, key, 'create_article', { title: `Trashed ${i}`, tags: ['t'] });
-      await ok(t, key, 'delete_article', { id: a.id });
+      const a = await callOk(t, key, 'create_article', { title: `Trashed ${i}`, tags: ['t'] });
+      await callOk(t, key, 'delete_article', { id: a.id });
       ids.push(a.id);
     }
     const other = await createTenant(t);
-    const elsewhere = await ok(t, other.key, 'create_article', { title: 'Other trash' });
-    await ok(t, other.key, 'delete_article', { id: elsewhere.id });
+    const elsewhere = await callOk(t, other.key, 'create_article', { title: 'Other trash' });
+    await callOk(t, other.key, 'delete_article', { id: elsewhere.id });
 
     const first = await admin(t, 'get', `/admin/v1/projects/${project}/trash?limit=2`, undefined, 200);
     expect(first.items.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[1]]);
@@ -70,13 +71,13 @@ describe('the trash (admin API)', () => {
   });
 
   it('restores an article: live again, version bumped, its trashed state kept as a revision, totals right', async () => {
-    const a = await ok(t, key, 'create_article', { title: 'Come back', status: 'published' });
-    await ok(t, key, 'delete_article', { id: a.id });
+    const a = await callOk(t, key, 'create_article', { title: 'Come back', status: 'published' });
+    await callOk(t, key, 'delete_article', { id: a.id });
     await expectTotalsMatch(t, key, project);
     const res = await t.http.post(`/admin/v1/articles/${a.id}/restore`).set('Authorization', `Bearer ${t.adminToken}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(expect.objectContaining({ id: a.id, handle: 'come-back', status: 'published', version: 3 }));
-    expect(await ok(t, key, 'get_article', { id: a.id })).toEqual(expect.objectContaining({ version: 3, handle: 'come-back' }));
+    expect(await callOk(t, key, 'get_article', { id: a.id })).toEqual(expect.objectContaining({ version: 3, handle: 'come-back' }));
     const revisions = await sql(t).query(`SELECT version, credential_id, snapshot->>'deleted_at' IS NOT NULL AS trashed FROM article_revisions WHERE article_id = $1 ORDER BY version`, [a.id]);
     expect(revisions).toEqual([
       { version: 1, credential_id: tenant.keyId, trashed: false },
@@ -93,9 +94,9 @@ describe('the trash (admin API)', () => {
   });
 
   it('a handle taken meanwhile is a 409 naming a free one; restoring under that handle works', async () => {
-    const a = await ok(t, key, 'create_article', { title: 'Popular', handle: 'popular' });
-    await ok(t, key, 'delete_article', { id: a.id });
-    await ok(t, key, 'create_article', { title: 'Usurper', handle: 'popular' });
+    const a = await callOk(t, key, 'create_article', { title: 'Popular', handle: 'popular' });
+    await callOk(t, key, 'delete_article', { id: a.id });
+    await callOk(t, key, 'create_article', { title: 'Usurper', handle: 'popular' });
     const clash = await t.http.post(`/admin/v1/articles/${a.id}/restore`).set('Authorization', `Bearer ${t.adminToken}`);
     expect(clash.status).toBe(409);
     expect(clash.body.error).toEqual({
@@ -108,16 +109,16 @@ describe('the trash (admin API)', () => {
     const restored = await t.http.post(`/admin/v1/articles/${a.id}/restore`).set('Authorization', `Bearer ${t.adminToken}`).send({ handle: 'popular-2' });
     expect(restored.status).toBe(200);
     expect(restored.body).toEqual(expect.objectContaining({ id: a.id, handle: 'popular-2' }));
-    expect(await toolError(t, key, 'create_article', { title: 'x', handle: 'popular-2' })).toEqual(expect.objectContaining({ code: 'handle_taken' }));
+    expect(await callError(t, key, 'create_article', { title: 'x', handle: 'popular-2' })).toEqual(expect.objectContaining({ code: 'handle_taken' }));
   });
 
   it('purges trashed articles older than 30 days (by Postgres time), with their revisions, and nothing else', async () => {
-    const old = await ok(t, key, 'create_article', { title: 'Old trash' });
-    const young = await ok(t, key, 'create_article', { title: 'Young trash' });
-    const live = await ok(t, key, 'create_article', { title: 'Still live' });
-    await ok(t, key, 'update_article', { id: old.id, version: 1, body: 'edited' });
-    await ok(t, key, 'delete_article', { id: old.id });
-    await ok(t, key, 'delete_article', { id: young.id });
+    const old = await callOk(t, key, 'create_article', { title: 'Old trash' });
+    const young = await callOk(t, key, 'create_article', { title: 'Young trash' });
+    const live = await callOk(t, key, 'create_article', { title: 'Still live' });
+    await callOk(t, key, 'update_article', { id: old.id, version: 1, body: 'edited' });
+    await callOk(t, key, 'delete_article', { id: old.id });
+    await callOk(t, key, 'delete_article', { id: young.id });
     await sql(t).query(`UPDATE articles SET deleted_at = now() - interval '30 days 1 minute' WHERE id = $1`, [old.id]);
     await sql(t).query(`UPDATE articles SET deleted_at = now() - interval '29 days 23 hours' WHERE id = $1`, [young.id]);
     // Also aged, but live: the purge only takes what is in the trash.
@@ -141,8 +142,8 @@ describe('the trash (admin API)', () => {
     try {
       const ids: string[] = [];
       for (let i = 0; i < 30; i++) {
-        const a = await ok(t, key, 'create_article', { title: `Expired ${i}` });
-        await ok(t, key, 'delete_article', { id: a.id });
+        const a = await callOk(t, key, 'create_article', { title: `Expired ${i}` });
+        await callOk(t, key, 'delete_article', { id: a.id });
         ids.push(a.id);
       }
       await sql(t).query(`UPDATE articles SET deleted_at = now() - interval '31 days' WHERE id = ANY($1)`, [ids]);

@@ -5,9 +5,10 @@ import { ArticlesService } from '../../src/articles/articles.service.js';
 import { dataSourceOptions, MIGRATIONS } from '../../src/database/data-source.js';
 import { migrate } from '../../src/database/migrate.js';
 import { wordCountSql } from '../../src/database/migrations/1764650000000-article-word-count.js';
+import { withClient } from '../support/database.js';
 import { createTenant } from '../support/fixtures.js';
+import { callOk } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callOk, withClient } from '../jobs/job-helpers.js';
 
 /** The count project_context computed from each body before the column existed: the reference. */
 const RECOUNT = `(SELECT count(*)::int FROM regexp_matches(body, '[^[:space:][:punct:]]+', 'g'))`;

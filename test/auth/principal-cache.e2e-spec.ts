@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MAX_CACHED_PRINCIPALS, PrincipalResolver } from '../../src/auth/principal.resolver.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../../src/database/notifications.service.js';
+import { startInstances, type TestDatabase } from '../support/database.js';
 import { admin, createTenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { createDatabase } from '../jobs/job-helpers.js';
+import type { TestApp } from '../support/test-app.js';
 
 const isCredentialRead = (sql: unknown) => typeof sql === 'string' && sql.includes('FROM credentials c');
 
@@ -49,20 +49,14 @@ function watchReads(t: TestApp) {
 const unknownToken = () => `rbk_${randomBytes(32).toString('base64url')}`;
 
 describe('principal cache', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createDatabase();
-    a = await startTestApp({ DATABASE_URL: db.url });
-    b = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   it('does not cache a principal read before a revocation on this instance that finished while the read was answered', async () => {
     const tenant = await createTenant(a);

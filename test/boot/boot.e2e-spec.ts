@@ -1,84 +1,17 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { basename, dirname, join } from 'node:path';
+import { MISSING_ID } from '../support/fixtures.js';
 import { freePort } from '../support/net.js';
+import { ensureBuilt, killAll, MAIN, spawnServer as start, type SpawnedServer as Server } from '../support/server-process.js';
 
 /**
  * The built server as a person runs it: `node dist/src/main.js` in its own process, on its own
- * embedded PostgreSQL under a temp DATA_DIR (not the test run's database).
+ * embedded PostgreSQL under a temp DATA_DIR (not the test run's database), with none of the test
+ * run's settings.
  */
-const ROOT = resolve(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-// Every variable the server reads: the child gets none of the test run's (DATABASE_URL above all).
-const CONFIG_VARS = [
-  'NODE_ENV', 'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'ALLOWED_ORIGINS', 'RATE_LIMIT_PER_SECOND',
-  'REDIS_URL', 'SYNC_BUDGET_MS', 'LOCAL_PROVIDER_DELAY_MS', 'ALLOWED_HOSTS', 'ROLE', 'WRITER_PROVIDER', 'IMAGE_PROVIDER',
-  'LOG_LEVEL', 'MIGRATIONS_RUN', 'SEED_DEMO', 'SHUTDOWN_GRACE_MS', 'SHUTDOWN_TIMEOUT_MS',
-  'SESSION_IDLE_TTL_S',
-];
 const STACK_LINE = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
-
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  /** Resolves with the exit code (or the signal's name). */
-  exited: Promise<number | string>;
-  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
-}
-
-function start(env: Record<string, string>): Server {
-  const base = { ...process.env };
-  for (const name of CONFIG_VARS) delete base[name];
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { ...base, NODE_ENV: 'development', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const l of listeners) l();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? -1)));
-  running.add(child);
-  void exited.then(() => running.delete(child));
-  const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
-    new Promise<RegExpMatchArray>((done, fail) => {
-      const check = () => {
-        const match = output.match(pattern);
-        if (match) {
-          cleanup();
-          done(match);
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        fail(new Error(`Timed out waiting for ${pattern}; output so far:\n${output.slice(-3000)}`));
-      }, timeoutMs);
-      const onExit = () => {
-        setImmediate(() => {
-          check();
-          if (listeners.has(check)) {
-            cleanup();
-            fail(new Error(`The server exited before printing ${pattern}; output:\n${output.slice(-3000)}`));
-          }
-        });
-      };
-      const cleanup = () => {
-        clearTimeout(timer);
-        listeners.delete(check);
-        child.off('exit', onExit);
-      };
-      listeners.add(check);
-      child.once('exit', onExit);
-      check();
-    });
-  return { child, output: () => output, exited, waitFor };
-}
-
-const running = new Set<ChildProcess>();
-
 
 /** Whether `pid` runs; a zombie (exited, not yet reaped by whoever adopted it after a kill -9) does not. */
 function alive(pid: number): boolean {
@@ -114,13 +47,15 @@ async function get(url: string): Promise<{ status: number; body: unknown }> {
   return { status: res.status, body: await res.json() };
 }
 
+/** The exit code (or the signal's name) once the server has exited and all it printed is read. */
 async function expectExitWithin(server: Server, ms: number): Promise<number | string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, fail) => {
     timer = setTimeout(() => fail(new Error(`The server did not exit within ${ms} ms; output:\n${server.output().slice(-3000)}`)), ms);
   });
   try {
-    return await Promise.race([server.exited, timeout]);
+    const { code, signal } = await Promise.race([server.exited, timeout]);
+    return code ?? signal ?? -1;
   } finally {
     clearTimeout(timer);
   }
@@ -131,15 +66,16 @@ describe('boot: the built server as a process', () => {
   const timings: Record<string, number> = {};
 
   beforeAll(async () => {
-    // The same build as `npm run build`; type errors fail here rather than as a confusing boot failure.
-    await promisify(execFile)(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch((err: { stdout?: string; stderr?: string }) => {
-      throw new Error(`npm run build failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
-    });
+    // The run's one build, as `npm run build` does it (shared with the other suites that start the
+    // server, so none rewrites dist/ under another's process); type errors fail here rather than as a
+    // confusing boot failure.
+    const build = await ensureBuilt();
+    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.output}`);
     expect(existsSync(MAIN)).toBe(true);
   }, 180_000);
 
-  afterAll(() => {
-    for (const child of running) child.kill('SIGKILL');
+  afterAll(async () => {
+    await killAll();
     for (const dir of dataDirs) {
       // A postmaster left by a failed test would keep the folder busy: stop the one of this folder only.
       const pid = postmasterPid(dir);
@@ -151,16 +87,15 @@ describe('boot: the built server as a process', () => {
 
   describe('on the embedded database', () => {
     let dataDir: string;
-    let port: number;
     let demoKey: string;
 
-    beforeAll(async () => {
+    beforeAll(() => {
       dataDir = tempDataDir();
       dataDirs.push(dataDir);
-      port = await freePort();
     });
 
     it('first start: prints the MCP URL, the demo key and the claude line, serves /healthz and /readyz, stops on SIGTERM', async () => {
+      const port = await freePort();
       const began = Date.now();
       const server = start({ DATA_DIR: dataDir, PORT: String(port) });
       const url = `http://127.0.0.1:${port}`;
@@ -180,7 +115,7 @@ describe('boot: the built server as a process', () => {
       expect(server.output()).not.toContain(adminToken);
       const openapi = await fetch(`${url}/admin/v1/openapi.json`);
       expect(openapi.status).toBe(200);
-      const unknown = await fetch(`${url}/admin/v1/accounts/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${adminToken}` } });
+      const unknown = await fetch(`${url}/admin/v1/accounts/${MISSING_ID}`, { headers: { authorization: `Bearer ${adminToken}` } });
       expect(unknown.status).toBe(404);
 
       expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
@@ -200,21 +135,21 @@ describe('boot: the built server as a process', () => {
 
     it('second start on the same DATA_DIR: ready, no new demo key; then kill -9 leaves its postmaster running', async () => {
       expect(demoKey).toBeDefined();
+      const port = await freePort();
       const began = Date.now();
       const server = start({ DATA_DIR: dataDir, PORT: String(port) });
       const url = `http://127.0.0.1:${port}`;
       await server.waitFor(/Reblog MCP ready in [\d.]+ s: /);
       timings.second_boot_ms = Date.now() - began;
       expect((await get(`${url}/readyz`)).status).toBe(200);
-      // Give a would-be seed time to print: it comes right after the ready line on a first start.
       await server.waitFor(/Admin token: in .*admin-token\n/);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(server.output()).not.toMatch(/Demo tenant created|rbk_|claude mcp add|generated now/);
 
       const pid = postmasterPid(dataDir)!;
       expect(alive(pid)).toBe(true);
       server.child.kill('SIGKILL');
-      expect(await server.exited).toBe('SIGKILL');
+      expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      // Exited, with all it printed read: a would-be seed (its lines follow the ready line) had its chance.
+      expect(server.output()).not.toMatch(/Demo tenant created|rbk_|claude mcp add|generated now/);
       // The database runs in its own process group: it outlives the server killed under it.
       expect(alive(pid)).toBe(true);
     }, 120_000);
@@ -222,6 +157,7 @@ describe('boot: the built server as a process', () => {
     it('a start after kill -9 stops the leftover postmaster, serves, and SIGTERM leaves no postmaster', async () => {
       const leftover = postmasterPid(dataDir);
       expect(leftover && alive(leftover)).toBe(true);
+      const port = await freePort();
       const began = Date.now();
       const server = start({ DATA_DIR: dataDir, PORT: String(port) });
       const url = `http://127.0.0.1:${port}`;
@@ -230,12 +166,12 @@ describe('boot: the built server as a process', () => {
       expect(alive(leftover!)).toBe(false);
       expect((await get(`${url}/healthz`)).status).toBe(200);
       expect((await get(`${url}/readyz`)).status).toBe(200);
-      expect(server.output()).not.toContain('rbk_');
 
       const pid = postmasterPid(dataDir)!;
       expect(pid).not.toBe(leftover);
       server.child.kill('SIGTERM');
       expect(await expectExitWithin(server, 20_000)).toBe(0);
+      expect(server.output()).not.toContain('rbk_');
       expect(alive(pid)).toBe(false);
       expect(server.output()).not.toMatch(STACK_LINE);
     }, 120_000);
@@ -278,12 +214,12 @@ describe('boot: the built server as a process', () => {
       expect(await expectExitWithin(first, 20_000)).toBe(0);
 
       // The same DATA_DIR maps to the same cluster: the demo tenant is there already.
-      const second = start({ DATA_DIR: dataDir, PORT: String(port) });
+      const second = start({ DATA_DIR: dataDir, PORT: String(await freePort()) });
       await second.waitFor(/Admin token: in .*admin-token\n/);
       expect(second.output()).toContain(`Database: ${cluster} `);
-      expect(second.output()).not.toMatch(/Demo tenant created/);
       second.child.kill('SIGTERM');
       expect(await expectExitWithin(second, 20_000)).toBe(0);
+      expect(second.output()).not.toMatch(/Demo tenant created/);
       expect(second.output()).not.toMatch(STACK_LINE);
     }, 120_000);
   });
@@ -297,7 +233,7 @@ describe('boot: the built server as a process', () => {
     await server.waitFor(/Admin token: in .*admin-token \(generated now\)/);
     const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     expect(token.length).toBeGreaterThanOrEqual(32);
-    const account = `http://127.0.0.1:${port}/admin/v1/accounts/00000000-0000-4000-8000-000000000000`;
+    const account = `http://127.0.0.1:${port}/admin/v1/accounts/${MISSING_ID}`;
     for (const bearer of ['\u00a0', ' ', '']) {
       const res = await fetch(account, { headers: { authorization: `Bearer ${bearer}` } });
       expect(res.status).toBe(401);
@@ -315,11 +251,10 @@ describe('boot: the built server as a process', () => {
     const server = start({ NODE_ENV: 'production', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, PORT: String(port) });
     await server.waitFor(/Reblog MCP ready in [\d.]+ s: /);
     expect((await get(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-    const denied = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const denied = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts/${MISSING_ID}`, { headers: { authorization: `Bearer ${adminToken}` } });
     expect(denied.status).toBe(404);
-    // The demo tenant is seeded right after the ready line (the database was empty): give it time to (not) print.
-    await new Promise((r) => setTimeout(r, 500));
     server.child.kill('SIGTERM');
+    // Exited, with all it printed read: a demo seed (the database was empty; its lines follow the ready line) had its chance.
     expect(await expectExitWithin(server, 20_000)).toBe(0);
     const output = server.output();
     expect(output).not.toContain(adminToken);

@@ -1,14 +1,15 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import { migrate } from '../../src/database/migrate.js';
-import { withClient } from '../jobs/job-helpers.js';
+import { eventually, withClient } from '../support/database.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
-import { startServer, type ServerProcess } from '../support/server-process.js';
+import { postBytes } from '../support/mcp-client.js';
+import { type ServerProcess, startServer } from '../support/server-process.js';
 
 /** A request is a hang when it is not answered within this (spec: fail fast, ≤ 5 s). */
 const HANG_MS = 5_000;
@@ -22,40 +23,22 @@ interface Shot {
   detail?: string;
 }
 
-function listArticles(agent: Agent, port: number, token: string, id: number): Promise<Shot> {
+function listArticles(agent: Agent, server: ServerProcess, token: string, id: number): Promise<Shot> {
   const sentAt = Date.now();
   const payload = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_articles', arguments: {} } });
-  return new Promise((done) => {
-    const finish = (shot: Omit<Shot, 'sentAt' | 'ms'>) => done({ sentAt, ms: Date.now() - sentAt, ...shot });
-    const req = httpRequest(
-      { agent, host: '127.0.0.1', port, path: '/mcp', method: 'POST', timeout: HANG_MS, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${token}` } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let body: any;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            return finish({ kind: 'broken', status: res.statusCode, detail: text.slice(0, 200) });
-          }
-          if (res.statusCode === 200 && body.result && !body.result.isError) return finish({ kind: 'ok', status: 200 });
-          // The documented answer while the database is away: a JSON-RPC error with the request's id, or a tool error.
-          if (body.jsonrpc === '2.0' && body.id === id && (typeof body.error?.code === 'number' || body.result?.isError)) {
-            return finish({ kind: 'rpc_error', status: res.statusCode, code: body.error?.code, detail: body.error?.message ?? body.result.content[0].text });
-          }
-          finish({ kind: 'broken', status: res.statusCode, detail: text.slice(0, 200) });
-        });
-      },
-    );
-    req.on('timeout', () => {
-      req.destroy();
-      finish({ kind: 'hang' });
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'broken', detail: `${err.code}: ${err.message}` }));
-    req.end(payload);
-  });
+  const shot = (s: Omit<Shot, 'sentAt' | 'ms'>): Shot => ({ sentAt, ms: Date.now() - sentAt, ...s });
+  return postBytes(server, payload, { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, { agent, timeoutMs: HANG_MS }).then(
+    ({ status, text, body }) => {
+      if (body === undefined) return shot({ kind: 'broken', status, detail: text.slice(0, 200) });
+      if (status === 200 && body.result && !body.result.isError) return shot({ kind: 'ok', status: 200 });
+      // The documented answer while the database is away: a JSON-RPC error with the request's id, or a tool error.
+      if (body.jsonrpc === '2.0' && body.id === id && (typeof body.error?.code === 'number' || body.result?.isError)) {
+        return shot({ kind: 'rpc_error', status, code: body.error?.code, detail: body.error?.message ?? body.result.content[0].text });
+      }
+      return shot({ kind: 'broken', status, detail: text.slice(0, 200) });
+    },
+    (err: NodeJS.ErrnoException) => (err.code === 'ETIMEDOUT' ? shot({ kind: 'hang', detail: `no answer within ${HANG_MS} ms` }) : shot({ kind: 'broken', detail: `${err.code}: ${err.message}` })),
+  );
 }
 
 describe('Postgres stopped and restarted under load', () => {
@@ -90,12 +73,13 @@ describe('Postgres stopped and restarted under load', () => {
     let id = 1;
     const loops = Array.from({ length: 8 }, async () => {
       while (!stop) {
-        const shot = await listArticles(agent, server.port, tenant.key, id++);
+        const shot = await listArticles(agent, server, tenant.key, id++);
         shots.push(shot);
         if (shot.kind !== 'ok') await sleep(50);
       }
     });
-    await sleep(1_000);
+    // Serving under load before the database goes away.
+    await eventually(async () => shots.filter((s) => s.kind === 'ok').length, (n) => n >= 40, 10_000, 20);
     const stoppedAt = Date.now();
     await pg.stop();
     await sleep(4_000);
@@ -132,13 +116,15 @@ describe('Postgres stopped and restarted under load', () => {
 
     // Entries of requests answered while the database was away were held, and written once it was back.
     const answeredOk = shots.filter((s) => s.kind === 'ok').length;
-    let logged = -1;
-    for (let i = 0; i < 50 && logged !== answeredOk; i++) {
-      logged = await withClient(pg.url, async (c) =>
-        Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_articles' AND outcome = 'ok'`, [tenant.accountId])).rows[0].n),
-      );
-      if (logged !== answeredOk) await sleep(200);
-    }
+    const logged = await eventually(
+      () =>
+        withClient(pg.url, async (c) =>
+          Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_articles' AND outcome = 'ok'`, [tenant.accountId])).rows[0].n),
+        ),
+      (n) => n === answeredOk,
+      10_000,
+      200,
+    );
     expect(logged).toBe(answeredOk);
 
     const timings = {

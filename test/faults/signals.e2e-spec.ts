@@ -1,7 +1,9 @@
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { configuredTenant, createDatabase, withClient } from '../jobs/job-helpers.js';
-import { startServer, type ServerProcess } from '../support/server-process.js';
+import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
+import { configuredTenant } from '../support/fixtures.js';
+import { postBytes } from '../support/mcp-client.js';
+import type { ServerProcess } from '../support/server-process.js';
 
 interface Outcome {
   kind: 'ok' | 'draining' | 'refused' | 'failed';
@@ -11,46 +13,30 @@ interface Outcome {
 }
 
 /** One POST /mcp over a keep-alive agent, as a gateway would send it; classifies the outcome. */
-function post(agent: Agent, port: number, token: string, body: object): Promise<Outcome> {
+function post(agent: Agent, server: ServerProcess, token: string, body: object): Promise<Outcome> {
   const sentAt = Date.now();
-  return new Promise((done) => {
-    const payload = JSON.stringify(body);
-    const req = httpRequest(
-      { agent, host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${token}` } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let json: any;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            return done({ kind: 'failed', status: res.statusCode, detail: `not JSON: ${text.slice(0, 200)}`, sentAt });
-          }
-          if (res.statusCode === 200 && json.result !== undefined && !json.result.isError) return done({ kind: 'ok', status: 200, sentAt });
-          if (res.statusCode === 503 && json.error?.code === -32000 && /shutting down/.test(json.error.message) && res.headers.connection === 'close') return done({ kind: 'draining', status: 503, sentAt });
-          done({ kind: 'failed', status: res.statusCode, detail: text.slice(0, 300), sentAt });
-        });
-        res.on('error', (err) => done({ kind: 'failed', detail: `response: ${err.message}`, sentAt }));
-      },
-    );
+  return postBytes(server, JSON.stringify(body), { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, { agent }).then(
+    ({ status, headers, text, body: json }): Outcome => {
+      if (json === undefined) return { kind: 'failed', status, detail: `not JSON: ${text.slice(0, 200)}`, sentAt };
+      if (status === 200 && json.result !== undefined && !json.result.isError) return { kind: 'ok', status: 200, sentAt };
+      if (status === 503 && json.error?.code === -32000 && /shutting down/.test(json.error.message) && headers.connection === 'close') return { kind: 'draining', status: 503, sentAt };
+      return { kind: 'failed', status, detail: text.slice(0, 300), sentAt };
+    },
     // A connection that could not be opened (refused, or reset in the accept queue of a listener that
     // closed) never delivered the request: the gateway sends it elsewhere. Anything else lost a request.
-    req.on('error', (err: NodeJS.ErrnoException) => done({ kind: err.syscall === 'connect' ? 'refused' : 'failed', detail: `${err.code} (${err.syscall}): ${err.message}`, sentAt }));
-    req.end(payload);
-  });
+    (err: NodeJS.ErrnoException): Outcome => ({ kind: err.syscall === 'connect' ? 'refused' : 'failed', detail: `${err.code} (${err.syscall}): ${err.message}`, sentAt }),
+  );
 }
 
 /**
  * `clients` loops calling list_projects back to back over `agent`, each ending at its first answer
  * that is not a success, or when `stopped()` says so. Every outcome is pushed to `outcomes`.
  */
-function flood(agent: Agent, port: number, token: string, clients: number, outcomes: Outcome[], stopped = () => false): Promise<void[]> {
+function flood(agent: Agent, server: ServerProcess, token: string, clients: number, outcomes: Outcome[], stopped = () => false): Promise<void[]> {
   let id = 1;
   const loop = async () => {
     while (!stopped()) {
-      const o = await post(agent, port, token, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+      const o = await post(agent, server, token, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
       outcomes.push(o);
       if (o.kind !== 'ok') return;
     }
@@ -59,13 +45,12 @@ function flood(agent: Agent, port: number, token: string, clients: number, outco
 }
 
 describe('SIGTERM under load', () => {
-  let db: { url: string; drop: () => Promise<void> };
+  let db: TestDatabase;
   let server: ServerProcess;
 
   beforeAll(async () => {
     db = await createDatabase();
-    server = await startServer({
-      DATABASE_URL: db.url,
+    server = await db.server({
       RATE_LIMIT_PER_SECOND: '100000',
       SHUTDOWN_GRACE_MS: '700',
       // write_article takes ~2 s here and is answered synchronously: a request in flight through the whole drain.
@@ -84,12 +69,19 @@ describe('SIGTERM under load', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     let stop = false;
     const outcomes: Outcome[] = [];
-    const loops = flood(agent, server.port, tenant.key, 16, outcomes, () => stop);
-    await sleep(800);
+    const loops = flood(agent, server, tenant.key, 16, outcomes, () => stop);
+    // The flood is under way: its answers are coming.
+    await eventually(async () => outcomes.length, (n) => n >= 160, 10_000, 20);
 
     // Long calls in flight when the signal arrives.
-    const slow = Array.from({ length: 3 }, (_, i) => post(agent, server.port, tenant.key, { jsonrpc: '2.0', id: `slow-${i}`, method: 'tools/call', params: { name: 'write_article', arguments: { brief: `Slow ${i}` } } }));
-    await sleep(300);
+    const slow = Array.from({ length: 3 }, (_, i) => post(agent, server, tenant.key, { jsonrpc: '2.0', id: `slow-${i}`, method: 'tools/call', params: { name: 'write_article', arguments: { brief: `Slow ${i}` } } }));
+    // In flight: the server has taken all three up (their jobs exist).
+    await eventually(
+      () => withClient(db.url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM jobs WHERE account_id = $1`, [tenant.accountId])).rows[0].n)),
+      (n) => n === 3,
+      10_000,
+      20,
+    );
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
 
@@ -132,12 +124,12 @@ describe('SIGTERM under load', () => {
 });
 
 describe('SIGKILL under load', () => {
-  let db: { url: string; drop: () => Promise<void> };
+  let db: TestDatabase;
   let server: ServerProcess;
 
   beforeAll(async () => {
     db = await createDatabase();
-    server = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
+    server = await db.server({ RATE_LIMIT_PER_SECOND: '100000' });
   }, 120_000);
 
   afterAll(async () => {
@@ -149,9 +141,9 @@ describe('SIGKILL under load', () => {
     const tenant = await configuredTenant(server);
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     const outcomes: Outcome[] = [];
-    const loops = flood(agent, server.port, tenant.key, 32, outcomes);
+    const loops = flood(agent, server, tenant.key, 32, outcomes);
     // Mid-flood: batches are being written and answers are waiting for them.
-    await sleep(1_500);
+    await eventually(async () => outcomes.filter((o) => o.kind === 'ok').length, (n) => n >= 300, 10_000, 20);
     server.child.kill('SIGKILL');
     await expect(server.exited).resolves.toEqual({ code: null, signal: 'SIGKILL' });
     await loops;

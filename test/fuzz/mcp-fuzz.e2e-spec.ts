@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import request from 'supertest';
 import { createTenant, type Tenant } from '../support/fixtures.js';
-import { startServer, type ServerProcess } from '../support/server-process.js';
+import { postBytes, rpc } from '../support/mcp-client.js';
+import { type ServerProcess, startServer } from '../support/server-process.js';
 
 /**
  * Bad input at volume (spec/quality.md "Reliability targets"): generated malformed envelopes and
@@ -118,20 +119,11 @@ function toolExpectation(params: unknown, id: unknown): Expected {
 }
 
 function send(agent: Agent, server: ServerProcess, token: string, c: Case): Promise<Answer> {
-  return new Promise((done, fail) => {
-    const headers: Record<string, string | number> = { Authorization: `Bearer ${token}`, Accept: 'application/json, text/event-stream', 'Content-Length': c.body.length };
-    if (c.contentType !== undefined) headers['Content-Type'] = c.contentType;
-    if (c.version !== undefined) headers['MCP-Protocol-Version'] = c.version;
-    if (c.session !== undefined) headers['Mcp-Session-Id'] = c.session;
-    const req = httpRequest({ agent, host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', fail);
-    });
-    req.on('error', fail);
-    req.end(c.body);
-  });
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json, text/event-stream' };
+  if (c.contentType !== undefined) headers['Content-Type'] = c.contentType;
+  if (c.version !== undefined) headers['MCP-Protocol-Version'] = c.version;
+  if (c.session !== undefined) headers['Mcp-Session-Id'] = c.session;
+  return postBytes(server, c.body, headers, { agent });
 }
 
 function check(c: Case, a: Answer): void {
@@ -248,7 +240,7 @@ describe('bad input at volume (property-based)', () => {
     server = await startServer({ RATE_LIMIT_PER_SECOND: '1000000', ROLE: 'api' });
     tenant = await createTenant(server, { projects: 1, scopes: ['read'], role: 'viewer' });
     agent = new Agent({ keepAlive: true, maxSockets: 4 });
-    const list = await request(server.baseUrl).post('/mcp').set({ 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.key}` }).send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list' }));
+    const list = await rpc(server, tenant.key, { jsonrpc: '2.0', id: 0, method: 'tools/list' }, { Accept: '' });
     tools = new Map(list.body.result.tools.map((t: { name: string; inputSchema: ToolInfo }) => [t.name, { properties: t.inputSchema.properties ?? {} }]));
     expect(tools.size).toBeGreaterThan(3);
   }, 120_000);
@@ -302,7 +294,7 @@ describe('bad input at volume (property-based)', () => {
     expect(sent).toBeGreaterThanOrEqual(1_000);
     expect(server.child.exitCode).toBeNull();
     expect((await request(server.baseUrl).get('/healthz')).status).toBe(200);
-    const ping = await request(server.baseUrl).post('/mcp').set({ 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.key}` }).send('{"jsonrpc":"2.0","id":"last","method":"ping"}');
+    const ping = await rpc(server, tenant.key, '{"jsonrpc":"2.0","id":"last","method":"ping"}', { Accept: '' });
     expect(ping.body).toEqual({ jsonrpc: '2.0', id: 'last', result: {} });
     expect(server.output()).not.toMatch(/Internal error|"level":50/);
   });

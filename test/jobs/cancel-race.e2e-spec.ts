@@ -1,6 +1,8 @@
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callTool, configuredTenant, createDatabase, eventually, sleep, withClient } from './job-helpers.js';
-import { toolJson } from '../support/mcp-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
+import { configuredTenant } from '../support/fixtures.js';
+import { callTool } from '../support/mcp-client.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * cancel_job racing the job's completion, many times: whichever wins, the job ends in exactly one
@@ -8,17 +10,18 @@ import { toolJson } from '../support/mcp-client.js';
  */
 describe('jobs: cancel racing completion', () => {
   let t: TestApp;
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
 
   beforeAll(async () => {
     db = await createDatabase();
+  });
+  // An app per test: a test may close its own to wait until its worker has stopped every run.
+  beforeEach(async () => {
     // Jobs take ~40 ms in 10 steps; calls answer at once with the job id.
-    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '40' });
+    t = await db.app({ SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '40' });
   });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  afterEach(() => t.close());
+  afterAll(() => db?.drop());
 
   it('ends in exactly one terminal state, never changed, with nothing written after a cancel', async () => {
     const tenant = await configuredTenant(t);
@@ -27,11 +30,11 @@ describe('jobs: cancel racing completion', () => {
     let succeeded = 0;
     // Until both outcomes were seen several times (the race must really be run), within a bound.
     for (let i = 0; i < 400 && (cancelled < 5 || succeeded < 5); i++) {
-      const started = toolJson(await callTool(t, tenant.key, 'write_article', { brief: `Race ${i}` }));
+      const started = (await callTool(t, tenant.key, 'write_article', { brief: `Race ${i}` })).json;
       expect(started.status).toBe('running');
       await sleep(Math.floor(Math.random() * 90));
       const answer = await callTool(t, tenant.key, 'cancel_job', { job_id: started.job_id });
-      const value = toolJson(answer);
+      const value = answer.json;
       if (answer.isError) {
         // Lost the race: the job had already finished, and says how.
         expect(value.error).toEqual({ code: 'invalid_state', message: `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.`, details: { status: 'succeeded' } });
@@ -55,7 +58,8 @@ describe('jobs: cancel racing completion', () => {
       });
     // Workers of cancelled runs finish their steps; none of them may write anything.
     await eventually(read, (s) => s.jobs.every((j) => j.locked_by === null));
-    await sleep(1_000);
+    // The only worker on this database stops: its shutdown waits for every run still finishing its steps.
+    await t.close();
     const state = await read();
     for (const job of state.jobs) {
       const outcome = outcomes.get(job.id);
@@ -68,9 +72,9 @@ describe('jobs: cancel racing completion', () => {
   it('two cancels at once: one cancels, the other is told the job is already cancelled', async () => {
     const tenant = await configuredTenant(t);
     for (let i = 0; i < 10; i++) {
-      const started = toolJson(await callTool(t, tenant.key, 'write_article', { brief: `Twice ${i}` }));
+      const started = (await callTool(t, tenant.key, 'write_article', { brief: `Twice ${i}` })).json;
       const answers = await Promise.all([0, 1].map(() => callTool(t, tenant.key, 'cancel_job', { job_id: started.job_id })));
-      const errors = answers.filter((a) => a.isError).map((a) => toolJson(a).error.message);
+      const errors = answers.filter((a) => a.isError).map((a) => a.json.error.message);
       const wins = answers.filter((a) => !a.isError);
       if (wins.length === 0) {
         // Both lost to the job's completion.

@@ -1,29 +1,24 @@
 import { loadConfig, ConfigError } from '../../src/config/config.js';
 import { JobsService } from '../../src/jobs/jobs.service.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callOk, callTool, configuredTenant, createDatabase, eventually, withClient } from './job-helpers.js';
-import { toolJson } from '../support/mcp-client.js';
+import type { TestApp } from '../support/test-app.js';
+import { createDatabase, eventually, startInstances, withClient, type TestDatabase } from '../support/database.js';
+import { configuredTenant } from '../support/fixtures.js';
+import { callOk, callTool } from '../support/mcp-client.js';
 
 const queuedOf = (url: string, accountId: string) =>
   withClient(url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM jobs WHERE account_id = $1 AND status = 'queued'`, [accountId])).rows[0].n));
 
 describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   // Two instances without a worker (ROLE=api): every job stays queued, so the counts are exact.
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createDatabase();
-    const env = { DATABASE_URL: db.url, ROLE: 'api', SYNC_BUDGET_MS: '0', JOBS_MAX_QUEUED_PER_ACCOUNT: '3' };
-    a = await startTestApp(env);
-    b = await startTestApp(env);
+    const env = { ROLE: 'api', SYNC_BUDGET_MS: '0', JOBS_MAX_QUEUED_PER_ACCOUNT: '3' };
+    ({ db, apps: [a, b] } = await startInstances(env, env));
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   it('the call over the cap is a too_many_jobs tool error naming the count and the way out; other accounts are unaffected', async () => {
     const tenant = await configuredTenant(a);
@@ -34,8 +29,8 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
 
     const refused = await callTool(a, tenant.key, 'generate_image', { prompt: 'One too many' });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toBeUndefined();
-    const { error } = toolJson(refused);
+    expect(refused.structured).toBeUndefined();
+    const { error } = refused.json;
     expect(error).toEqual({
       code: 'too_many_jobs',
       message: 'This account already has 3 jobs queued, the most it may have (limit 3); wait for one to finish (get_job) or cancel one (cancel_job), then call generate_image again.',
@@ -54,14 +49,14 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
   it('ten concurrent calls of one account on two instances queue exactly the cap', async () => {
     const tenant = await configuredTenant(a);
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => callTool(i % 2 ? a : b, tenant.key, 'write_article', { brief: `Race ${i}` })));
-    const codes = results.map((r) => (r.isError ? toolJson(r).error.code : 'queued')).sort();
+    const codes = results.map((r) => (r.isError ? r.json.error.code : 'queued')).sort();
     expect(codes).toEqual([...Array(3).fill('queued'), ...Array(7).fill('too_many_jobs')]);
     expect(await queuedOf(db.url, tenant.accountId)).toBe(3);
   });
 
   it('a waiting call whose job ends while its LISTEN connection is cut still answers (the end announced to nobody)', async () => {
     // No worker anywhere on this database: the test ends the job itself, with no NOTIFY.
-    const api = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api', SYNC_BUDGET_MS: '120000' });
+    const api = await db.app({ ROLE: 'api', SYNC_BUDGET_MS: '120000' });
     try {
       const tenant = await configuredTenant(api);
       const call = callTool(api, tenant.key, 'write_article', { brief: 'Ended while nobody listens' });
@@ -76,7 +71,7 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
       // Answered from the read after the reconnect (or the slow safety read), not left to the 120 s budget.
       const answer = await call;
       expect(answer.isError).toBe(true);
-      expect(toolJson(answer).error.message).toMatch(/cancelled/);
+      expect(answer.json.error.message).toMatch(/cancelled/);
     } finally {
       await api.close();
     }
@@ -94,18 +89,15 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
 });
 
 describe('jobs: fair claims across accounts (JOBS_MAX_RUNNING_PER_ACCOUNT), and waiting calls woken by events', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   let t: TestApp;
 
   beforeAll(async () => {
     db = await createDatabase();
     // One worker (this app) with its 4 slots; each job takes 3 s, far longer than the old 1 s polling of waiting calls.
-    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '3000', JOBS_MAX_RUNNING_PER_ACCOUNT: '2' });
+    t = await db.app({ SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '3000', JOBS_MAX_RUNNING_PER_ACCOUNT: '2' });
   });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   it('an account with a backlog runs at most its cap at once, and another account’s job is claimed within the first round', async () => {
     const busy = await configuredTenant(t);
@@ -131,7 +123,7 @@ describe('jobs: fair claims across accounts (JOBS_MAX_RUNNING_PER_ACCOUNT), and 
 
   it('a waiting call reads its job once, then again only when its end is announced, also when another instance runs it', async () => {
     // An instance without a worker takes the call; this app's worker runs the job.
-    const api = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api', SYNC_BUDGET_MS: '120000' });
+    const api = await db.app({ ROLE: 'api', SYNC_BUDGET_MS: '120000' });
     try {
       const tenant = await configuredTenant(api);
       const jobs = api.app.get(JobsService);

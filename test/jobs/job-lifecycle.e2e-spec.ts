@@ -1,24 +1,22 @@
-import { createTenant } from '../support/fixtures.js';
-import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callError, callOk, callTool, configuredTenant, createDatabase, eventually, jobRow, withClient } from './job-helpers.js';
+import { createDatabase, eventually, jobRow, withClient, type TestDatabase } from '../support/database.js';
+import { configuredTenant, createTenant } from '../support/fixtures.js';
+import { callError, callOk, callTool, connectClient, rpc, toolJson } from '../support/mcp-client.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * The job path as a client sees it: the local providers take LOCAL_PROVIDER_DELAY_MS in ten
  * cancellable steps, and a small SYNC_BUDGET_MS makes every call answer with a job id first.
  */
 describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs, cancel_job)', () => {
+  const env = { SYNC_BUDGET_MS: '200', LOCAL_PROVIDER_DELAY_MS: '3000', PUBLIC_URL: 'https://blog.example.com' };
   let t: TestApp;
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
 
   beforeAll(async () => {
     db = await createDatabase();
-    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '200', LOCAL_PROVIDER_DELAY_MS: '3000', PUBLIC_URL: 'https://blog.example.com' });
+    t = await db.app(env);
   });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   it('a call that outlives the budget answers {"status":"running","job_id","poll_after_s"}; get_job shows progress, then the result', async () => {
     const tenant = await configuredTenant(t);
@@ -134,12 +132,14 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     );
     const cancelled = await callOk(t, tenant.key, 'cancel_job', { job_id: started.job_id });
     expect(cancelled).toMatchObject({ id: started.job_id, status: 'cancelled', finished_at: expect.any(String) });
-    // Give the worker its whole remaining time: nothing may change after the cancellation.
-    await new Promise((r) => setTimeout(r, 3500));
+    // Nothing may change after the cancellation: the only worker on this database stops, and its
+    // shutdown waits for every run still finishing its steps; then a fresh instance serves the rest.
+    await t.close();
     const row = await jobRow(db.url, started.job_id);
     expect(row).toMatchObject({ status: 'cancelled', result: null, error: null, locked_by: null });
     const articles = await withClient(db.url, (c) => c.query('SELECT count(*)::int AS n FROM articles WHERE job_id = $1', [started.job_id]));
     expect(articles.rows[0].n).toBe(0);
+    t = await db.app(env);
     await expect(callError(t, tenant.key, 'cancel_job', { job_id: started.job_id })).resolves.toEqual({
       code: 'invalid_state',
       message: `Job "${started.job_id}" already cancelled; a finished job cannot be cancelled.`,
@@ -224,6 +224,6 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_job', arguments: { job_id: { $gt: '' } } } });
     expect(res.body.error).toEqual({ code: -32602, message: 'Invalid value for "job_id": expected a string.' });
     const jobs = await callTool(t, tenant.key, 'list_jobs', {});
-    expect(toolJson(jobs).pagination.total).toBe(0);
+    expect(jobs.json.pagination.total).toBe(0);
   });
 });

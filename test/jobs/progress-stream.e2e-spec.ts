@@ -1,8 +1,8 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { admin } from '../support/fixtures.js';
-import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { configuredTenant, createDatabase, eventually, jobRow, withClient } from './job-helpers.js';
+import { createDatabase, eventually, jobRow, withClient, type TestDatabase } from '../support/database.js';
+import { admin, configuredTenant } from '../support/fixtures.js';
+import { connectClient, initSession, rpc, sessionHeaders, toolJson } from '../support/mcp-client.js';
+import type { TestApp } from '../support/test-app.js';
 
 /** Splits an SSE body into the JSON of its `data:` lines, event by event. */
 function sseMessages(body: string): any[] {
@@ -15,16 +15,13 @@ function sseMessages(body: string): any[] {
 
 describe('progress over SSE, and notifications/cancelled', () => {
   let t: TestApp;
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
 
   beforeAll(async () => {
     db = await createDatabase();
-    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '120000', LOCAL_PROVIDER_DELAY_MS: '2000' });
+    t = await db.app({ SYNC_BUDGET_MS: '120000', LOCAL_PROVIDER_DELAY_MS: '2000' });
   });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   it('the SDK client’s onprogress receives increasing notifications/progress, then the result', async () => {
     const tenant = await configuredTenant(t);
@@ -113,12 +110,11 @@ describe('progress over SSE, and notifications/cancelled', () => {
 
   it('notifications/cancelled sent to another instance cancels the job of the in-flight call', async () => {
     // A second instance on the same database, without a worker: it only receives the notification.
-    const other = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+    const other = await db.app({ ROLE: 'api' });
     try {
       const tenant = await configuredTenant(t);
-      const init = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-      const session = init.headers['mcp-session-id'];
-      const headers = { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' };
+      const { sessionId: session } = await initSession(t, tenant.key);
+      const headers = sessionHeaders(session);
       const pending = rpc(t, tenant.key, { jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'Cancel me' } } }, headers).then((r) => r); // sent now
       const [job] = await eventually(
         () => callJobs(tenant.key),
@@ -180,15 +176,14 @@ describe('progress over SSE, and notifications/cancelled', () => {
     let other: TestApp;
     beforeAll(async () => {
       // The notification reaches an instance without a worker, as a gateway may send it anywhere.
-      other = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+      other = await db.app({ ROLE: 'api' });
     });
     afterAll(async () => {
       await other?.close();
     });
 
     async function session(key: string) {
-      const init = await rpc(t, key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-      return { 'Mcp-Session-Id': init.headers['mcp-session-id'], 'MCP-Protocol-Version': '2025-06-18' };
+      return sessionHeaders((await initSession(t, key)).sessionId);
     }
     const writeCall = (id: string, brief: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief } } });
     const articleCount = (tenant: { projectIds: string[] }) =>

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callError, configuredTenant, createDatabase, jobRow, withClient } from './job-helpers.js';
+import type { TestApp } from '../support/test-app.js';
+import { createDatabase, jobRow, withClient, type TestDatabase } from '../support/database.js';
+import { configuredTenant } from '../support/fixtures.js';
+import { callError, rpc } from '../support/mcp-client.js';
 
 interface Seen {
   path: string;
@@ -27,14 +29,13 @@ async function fakeProvider(): Promise<{ server: Server; url: string; seen: Seen
 
 describe('jobs: provider failures become failed jobs with messages a model can act on', () => {
   let t: TestApp;
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   let fake: Awaited<ReturnType<typeof fakeProvider>>;
 
   beforeAll(async () => {
     fake = await fakeProvider();
     db = await createDatabase();
-    t = await startTestApp({
-      DATABASE_URL: db.url,
+    t = await db.app({
       SYNC_BUDGET_MS: '120000',
       WRITER_PROVIDER: 'openai',
       WRITER_BASE_URL: fake.url,
@@ -67,12 +68,7 @@ describe('jobs: provider failures become failed jobs with messages a model can a
     const articles = await withClient(db.url, (c) => c.query('SELECT count(*)::int AS n FROM articles WHERE job_id = $1', [jobId]));
     expect(articles.rows[0].n).toBe(0);
     // get_job shows the same failure.
-    const res = await t.http
-      .post('/mcp')
-      .set('Authorization', `Bearer ${tenant.key}`)
-      .set('Content-Type', 'application/json')
-      .set('Accept', 'application/json, text/event-stream')
-      .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_job', arguments: { job_id: jobId } } });
+    const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_job', arguments: { job_id: jobId } } });
     expect(res.body.result.structuredContent).toMatchObject({ id: jobId, status: 'failed', error: row.error });
     expect(res.body.result.structuredContent.result).toBeUndefined();
 

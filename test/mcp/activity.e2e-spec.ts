@@ -1,7 +1,6 @@
-import { admin } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { activity, admin, ISO, MISSING_ID, newAccountWithProjects, newKey, UUID, withRole } from '../support/fixtures.js';
+import { call, connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { activity, call, initSession, ISO, MISSING_ID, newAccount, newKey, rawPost, UUID } from './mcp-e2e-helpers.js';
 
 // The seed page ("clientInfo ... is recorded in the account owner's activity log") and spec/mcp.md
 // "Methods" / "Transport" / "Activity log": one entry per /mcp request that names a valid credential.
@@ -16,15 +15,15 @@ describe('/mcp activity log', () => {
 
   /** An account with two projects (list_articles disabled in the second) and one owner key on both. */
   async function setup() {
-    const { accountId, projectIds } = await newAccount(t, [{ name: 'Open' }, { name: 'Locked', disabled_tools: ['list_articles'] }]);
-    const { key, id } = await newKey(t, accountId, projectIds.map((project_id) => ({ project_id, role: 'owner' as const })), ['read'], 'activity key');
+    const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Open' }, { name: 'Locked', disabled_tools: ['list_articles'] }]);
+    const { key, id } = await newKey(t, accountId, withRole(projectIds, 'owner'), ['read'], 'activity key');
     return { accountId, projectIds, key, keyId: id };
   }
 
   it('initialize records clientInfo (outcome ok, method initialize) and every later call of the session carries it', async () => {
     const { accountId, projectIds, key, keyId } = await setup();
     const { sessionId } = await initSession(t, key, '2025-06-18', { name: 'my-agent', version: '1.0.0' });
-    const headers = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders(sessionId);
     await rpc(t, key, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     await rpc(t, key, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
     await rpc(t, key, call(3, 'list_articles', { project_id: projectIds[0] }), headers);
@@ -101,7 +100,7 @@ describe('/mcp activity log', () => {
       ['an unknown method', () => rpc(t, key, { jsonrpc: '2.0', id: 10, method: 'resources/list' }), { method: 'resources/list', outcome: 'invalid', error: expect.objectContaining({ code: -32601 }) }],
       ['an unknown session', () => rpc(t, key, { jsonrpc: '2.0', id: 11, method: 'ping' }, { 'Mcp-Session-Id': 'gone' }), { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) }],
       ['an unsupported version', () => rpc(t, key, { jsonrpc: '2.0', id: 12, method: 'ping' }, { 'MCP-Protocol-Version': '1999-01-01' }), { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32600 }) }],
-      ['malformed JSON', () => rawPost(t, '{nope', auth), { outcome: 'invalid', error: expect.objectContaining({ code: -32700 }) }],
+      ['malformed JSON', () => rpc(t, null, '{nope', auth), { outcome: 'invalid', error: expect.objectContaining({ code: -32700 }) }],
       ['a batch', () => rpc(t, key, [{ jsonrpc: '2.0', id: 13, method: 'ping' }]), { outcome: 'invalid', error: expect.objectContaining({ code: -32600 }) }],
       ['a notification', () => rpc(t, key, { jsonrpc: '2.0', method: 'notifications/initialized' }), { method: 'notifications/initialized', outcome: 'ok' }],
       ['a client response', () => rpc(t, key, { jsonrpc: '2.0', id: 'x', result: {} }), { outcome: 'ok' }],
@@ -146,7 +145,7 @@ describe('/mcp activity log', () => {
     expect((await rpc(t, null, { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(401);
     expect((await rpc(t, key, { jsonrpc: '2.0', id: 4, method: 'ping' }, { Origin: 'https://evil.example' })).status).toBe(403);
     expect((await rpc(t, key, { jsonrpc: '2.0', id: 5, method: 'ping' }, { Host: 'evil.example' })).status).toBe(403);
-    expect((await rawPost(t, 'x'.repeat(1024 * 1024 + 1), { Authorization: `Bearer ${key}` })).status).toBe(413);
+    expect((await rpc(t, null, 'x'.repeat(1024 * 1024 + 1), { Authorization: `Bearer ${key}` })).status).toBe(413);
     expect((await t.http.get('/mcp')).status).toBe(401);
 
     expect(await activity(t, accountId)).toHaveLength(before);

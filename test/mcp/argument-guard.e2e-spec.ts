@@ -1,8 +1,8 @@
 import { startFixtureApp } from '../support/fixture-app.js';
-import { createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { activity, createTenant, type Tenant } from '../support/fixtures.js';
+import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { activity, call, expectToolError, expectToolResult, rawPost } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult } from './mcp-e2e-helpers.js';
 
 // The seed page "The argument guard" and spec/mcp.md "The argument guard", word for word.
 // `f` is the real app plus fixture tools that declare what no product tool declares yet (number, boolean, a rich body).
@@ -112,7 +112,7 @@ describe('/mcp argument guard', () => {
     ])('%s is -32602 naming the key', async (_case, args, tool, key) => {
       const app = tool.startsWith('test_') ? f : t;
       const body = `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"${tool}","arguments":${args}}}`;
-      const res = await rawPost(app, body, { Authorization: `Bearer ${tenant.key}` });
+      const res = await rpc(app, null, body, { Authorization: `Bearer ${tenant.key}` });
       expect(res.status).toBe(200);
       expect(res.body.id).toBe(10);
       expect(res.body.error.code).toBe(-32602);

@@ -1,8 +1,8 @@
 import { startFixtureApp } from '../support/fixture-app.js';
-import { admin, createTenant, type Role, type Scope } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { activity, admin, createTenant, MISSING_ID, newAccountWithProjects, newKey, type Role, type Scope } from '../support/fixtures.js';
+import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { activity, call, expectToolError, expectToolResult, newAccount, newKey, TOOL_TABLE } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult, TOOL_TABLE } from './mcp-e2e-helpers.js';
 
 // The seed page "Listing tools" and spec/mcp.md "Who calls, and what they reach": the catalogue is filtered twice.
 const ROLE_RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
@@ -89,7 +89,7 @@ describe('/mcp catalogue', () => {
     });
 
     it('a tool disabled in one of two projects is listed; on that project it is a tool error naming where it can run', async () => {
-      const { accountId, projectIds } = await newAccount(t, [{ name: 'Locked', disabled_tools: ['get_article', 'list_articles'] }, { name: 'Open' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Locked', disabled_tools: ['get_article', 'list_articles'] }, { name: 'Open' }]);
       const [locked, open] = projectIds;
       const { key } = await newKey(t, accountId, [
         { project_id: locked, role: 'owner' },
@@ -115,7 +115,7 @@ describe('/mcp catalogue', () => {
     });
 
     it('a tool called on a project where the role is too low is a tool error naming the projects where it can run', async () => {
-      const { accountId, projectIds } = await newAccount(t, [{ name: 'Mine' }, { name: 'Theirs' }, { name: 'Also mine' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Mine' }, { name: 'Theirs' }, { name: 'Also mine' }]);
       const [mine, theirs, alsoMine] = projectIds;
       const { key } = await newKey(t, accountId, [
         { project_id: mine, role: 'owner' },
@@ -142,13 +142,13 @@ describe('/mcp catalogue', () => {
       const noScope = await createTenant(t, { scopes: ['read', 'write'] });
       expect(await names(t, noScope.key)).not.toContain('delete_article');
       // Owner in one project, editor in another: listed, and refused where the role is too low, before the article is looked up.
-      const { accountId, projectIds } = await newAccount(t, [{ name: 'Owned' }, { name: 'Edited' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Owned' }, { name: 'Edited' }]);
       const { key } = await newKey(t, accountId, [
         { project_id: projectIds[0], role: 'owner' },
         { project_id: projectIds[1], role: 'editor' },
       ]);
       expect(await names(t, key)).toContain('delete_article');
-      const res = await rpc(t, key, call(7, 'delete_article', { project_id: projectIds[1], id: '00000000-0000-4000-8000-000000000000' }));
+      const res = await rpc(t, key, call(7, 'delete_article', { project_id: projectIds[1], id: MISSING_ID }));
       const error = expectToolError(res.body.result, 'forbidden');
       expect(error.message).toContain(projectIds[0]);
       expect(error.message).not.toContain(projectIds[1]);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { createTenant, MISSING_ID, type Tenant } from '../support/fixtures.js';
+import { connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectToolError, expectToolResult, initSession, MISSING_ID, outputValidator, seedArticle } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult, outputValidator, seedArticle } from './mcp-e2e-helpers.js';
 
 // The seed page "Methods" and spec/mcp.md "Methods", with the page's own JSON examples.
 const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
@@ -82,7 +82,7 @@ describe('/mcp methods', () => {
   describe('notifications/initialized and ping', () => {
     it('notifications/initialized is 202 with no body, in and out of a session', async () => {
       const { sessionId } = await initSession(t, tenant.key);
-      const inSession = await rpc(t, tenant.key, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' });
+      const inSession = await rpc(t, tenant.key, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionHeaders(sessionId));
       expect(inSession.status).toBe(202);
       expect(inSession.text).toBe('');
       const stateless = await rpc(t, tenant.key, { jsonrpc: '2.0', method: 'notifications/initialized' });

@@ -1,4 +1,5 @@
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
+import { admin, createTenant, MISSING_ID, type Tenant } from '../support/fixtures.js';
+import { rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // Express matches routes case-insensitively and with a trailing slash unless told otherwise; /MCP and
@@ -38,7 +39,7 @@ describe('paths are matched exactly', () => {
   });
 
   it('the exact /mcp still answers', async () => {
-    const res = await t.http.post('/mcp').set('Authorization', `Bearer ${tenant.key}`).set('Content-Type', 'application/json').set('Accept', 'application/json, text/event-stream').send(PING);
+    const res = await rpc(t, tenant.key, PING);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
@@ -51,8 +52,8 @@ describe('paths are matched exactly', () => {
     ['post', '/admin/v1/accounts/'],
     ['get', '/HEALTHZ'],
     ['get', '/healthz/'],
-    ['get', '/Media/00000000-0000-4000-8000-000000000000'],
-    ['get', '/media/00000000-0000-4000-8000-000000000000/'],
+    ['get', `/Media/${MISSING_ID}`],
+    ['get', `/media/${MISSING_ID}/`],
     ['get', '/.well-known/OAuth-Protected-Resource'],
   ] as const)('%s %s is 404', async (method, path) => {
     const res = await t.http[method](path.replace(':account', accountId)).set('Authorization', `Bearer ${t.adminToken}`).send(method === 'post' ? { name: 'x', owner_email: 'x@example.com' } : undefined);

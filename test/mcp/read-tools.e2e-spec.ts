@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DataSource } from 'typeorm';
-import { createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { createTenant, ISO, MISSING_ID, newAccountWithProjects, newKey, type Tenant, UUID, withRole } from '../support/fixtures.js';
+import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, expectToolError, expectToolResult, ISO, MISSING_ID, newAccount, newKey, seedArticle, UUID } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult, seedArticle } from './mcp-e2e-helpers.js';
 
 // spec/mcp.md "The tools" (read tools) and tenancy: other accounts' ids behave exactly like unknown ones.
 const SUMMARY_KEYS = ['id', 'handle', 'title', 'excerpt', 'status', 'tags', 'published_at', 'updated_at', 'version'];
@@ -30,7 +30,7 @@ describe('/mcp read tools', () => {
 
   describe('list_projects', () => {
     it('answers {"items": [{id, name, role, article_count}]} for every reachable project, with its own role', async () => {
-      const { accountId, projectIds } = await newAccount(t, [{ name: 'Blog' }, { name: 'Docs' }, { name: 'Hidden' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Blog' }, { name: 'Docs' }, { name: 'Hidden' }]);
       const [blog, docs, hidden] = projectIds;
       for (let i = 0; i < 3; i++) await seedArticle(t, accountId, blog, { title: `Post ${i}` });
       await seedArticle(t, accountId, hidden, { title: 'Not reached' });
@@ -50,8 +50,8 @@ describe('/mcp read tools', () => {
     });
 
     it('lists a reachable project even where list_projects itself is disabled, so that its id is known', async () => {
-      const { accountId, projectIds } = await newAccount(t, [{ name: 'A' }, { name: 'B', disabled_tools: ['list_projects'] }]);
-      const { key } = await newKey(t, accountId, projectIds.map((project_id) => ({ project_id, role: 'owner' as const })));
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'A' }, { name: 'B', disabled_tools: ['list_projects'] }]);
+      const { key } = await newKey(t, accountId, withRole(projectIds, 'owner'));
       const res = await rpc(t, key, call(1, 'list_projects', {}));
       expect(expectToolResult(res.body.result).items.map((p: any) => p.id)).toEqual(projectIds);
     });
@@ -186,7 +186,7 @@ describe('/mcp read tools', () => {
     });
 
     it("never shows another account's articles, nor those of a project the key does not reach", async () => {
-      const { accountId, projectIds } = await newAccount(t, [{}, {}]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{}, {}]);
       await seedArticle(t, accountId, projectIds[0], { title: 'Reachable' });
       await seedArticle(t, accountId, projectIds[1], { title: 'Unreachable' });
       const other = await createTenant(t);
@@ -249,7 +249,7 @@ describe('/mcp read tools', () => {
     it("an unknown id, a non-UUID id, another account's article and an unreachable project's article all get the same tool error", async () => {
       const other = await createTenant(t);
       const foreign = await seedArticle(t, other.accountId, other.projectIds[0], { title: 'Foreign' });
-      const { accountId, projectIds } = await newAccount(t, [{}, {}]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{}, {}]);
       const unreachable = await seedArticle(t, accountId, projectIds[1], { title: 'Unreachable' });
       const { key } = await newKey(t, accountId, [{ project_id: projectIds[0], role: 'owner' }]);
       const sibling = await connectClient(t, key);

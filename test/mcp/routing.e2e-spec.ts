@@ -1,7 +1,7 @@
-import { createTenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { createTenant, MISSING_ID, newAccountWithProjects, newKey } from '../support/fixtures.js';
+import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, expectToolError, expectToolResult, MISSING_ID, newAccount, newKey, seedArticle, TOOL_TABLE } from './mcp-e2e-helpers.js';
+import { expectToolError, expectToolResult, seedArticle, TOOL_TABLE } from './mcp-e2e-helpers.js';
 
 // The seed page "Choosing the project" and spec/mcp.md "Choosing the project".
 const unknownProject = (id: string) => `Unknown project "${id}" for this credential.`;
@@ -111,7 +111,7 @@ describe('/mcp project routing', () => {
 
   describe('an id outside the grant is -32602 naming the id', () => {
     it('a project of the same account that the key does not reach', async () => {
-      const { accountId, projectIds } = await newAccount(t, [{}, {}, {}]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [{}, {}, {}]);
       const { key } = await newKey(t, accountId, [
         { project_id: projectIds[0], role: 'owner' },
         { project_id: projectIds[1], role: 'owner' },

@@ -3,12 +3,10 @@ import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { SessionsService } from '../../src/mcp/sessions.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
-import { rpc } from '../support/mcp-client.js';
+import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { initSession } from './mcp-e2e-helpers.js';
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
-const inSession = (sessionId: string) => ({ 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' });
 
 async function sessionRows(t: TestApp, ids: string[]): Promise<{ id: string; last_used_at: Date; version: string }[]> {
   return t.app.get(DataSource).query(`SELECT id, last_used_at, xmin::text AS version FROM mcp_sessions WHERE id = ANY($1)`, [ids]);
@@ -31,18 +29,18 @@ describe('MCP sessions expire after SESSION_IDLE_TTL_S idle and are purged', () 
     const idle = (await initSession(t, tenant.key)).sessionId;
     const active = (await initSession(t, tenant.key)).sessionId;
     // Both in use once (and so in this instance's session cache).
-    expect((await rpc(t, tenant.key, PING, inSession(idle))).status).toBe(200);
+    expect((await rpc(t, tenant.key, PING, sessionHeaders(idle))).status).toBe(200);
     const until = Date.now() + 2_600;
     while (Date.now() < until) {
-      expect((await rpc(t, tenant.key, PING, inSession(active))).status).toBe(200);
+      expect((await rpc(t, tenant.key, PING, sessionHeaders(active))).status).toBe(200);
       await sleep(250);
     }
-    const post = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 'late', method: 'ping' }, inSession(idle));
+    const post = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 'late', method: 'ping' }, sessionHeaders(idle));
     expect(post.status).toBe(404);
     expect(post.body).toEqual({ jsonrpc: '2.0', id: 'late', error: { code: -32001, message: expect.stringMatching(/^Session not found: it ended, expired or belongs to another credential\. Initialize a new session\.$/) } });
-    expect((await t.http.get('/mcp').set(auth()).set(inSession(idle))).status).toBe(404);
-    expect((await t.http.delete('/mcp').set(auth()).set(inSession(idle))).status).toBe(404);
-    expect((await rpc(t, tenant.key, PING, inSession(active))).status).toBe(200);
+    expect((await t.http.get('/mcp').set(auth()).set(sessionHeaders(idle))).status).toBe(404);
+    expect((await t.http.delete('/mcp').set(auth()).set(sessionHeaders(idle))).status).toBe(404);
+    expect((await rpc(t, tenant.key, PING, sessionHeaders(active))).status).toBe(200);
   });
 
   it('purges expired and ended sessions, in batches, by Postgres time, and keeps the live ones', async () => {
@@ -50,7 +48,7 @@ describe('MCP sessions expire after SESSION_IDLE_TTL_S idle and are purged', () 
     const expired = (await initSession(t, tenant.key)).sessionId;
     const ended = (await initSession(t, tenant.key)).sessionId;
     const live = (await initSession(t, tenant.key)).sessionId;
-    expect((await t.http.delete('/mcp').set(auth()).set(inSession(ended))).status).toBe(204);
+    expect((await t.http.delete('/mcp').set(auth()).set(sessionHeaders(ended))).status).toBe(204);
     // More than one batch of long-idle sessions.
     const credentialId = tenant.keyId;
     await db.query(
@@ -66,7 +64,7 @@ describe('MCP sessions expire after SESSION_IDLE_TTL_S idle and are purged', () 
     expect(left.map((r) => r.id)).toEqual([live]);
     const [{ n }] = (await db.query(`SELECT count(*)::int AS n FROM mcp_sessions WHERE id LIKE 'old-%'`)) as { n: number }[];
     expect(n).toBe(0);
-    expect((await rpc(t, tenant.key, PING, inSession(live))).status).toBe(200);
+    expect((await rpc(t, tenant.key, PING, sessionHeaders(live))).status).toBe(200);
   });
 
   it('two instances purging at once both succeed', async () => {
@@ -102,7 +100,7 @@ describe('MCP session last-used time with the default TTL (24 h)', () => {
     const tenant = await createTenant(t);
     const { sessionId } = await initSession(t, tenant.key);
     const [before] = await sessionRows(t, [sessionId]);
-    for (let i = 0; i < 20; i++) expect((await rpc(t, tenant.key, PING, inSession(sessionId))).status).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await rpc(t, tenant.key, PING, sessionHeaders(sessionId))).status).toBe(200);
     const [after] = await sessionRows(t, [sessionId]);
     // xmin changes with any UPDATE of the row.
     expect(after).toEqual(before);
@@ -114,7 +112,7 @@ describe('MCP session last-used time with the default TTL (24 h)', () => {
     const db = t.app.get(DataSource);
     // Used 23 hours ago: past a tenth of the TTL, within the TTL.
     await db.query(`UPDATE mcp_sessions SET last_used_at = now() - interval '23 hours' WHERE id = $1`, [sessionId]);
-    expect((await rpc(t, tenant.key, PING, inSession(sessionId))).status).toBe(200);
+    expect((await rpc(t, tenant.key, PING, sessionHeaders(sessionId))).status).toBe(200);
     const [row] = await sessionRows(t, [sessionId]);
     expect(Date.now() - new Date(row.last_used_at).getTime()).toBeLessThan(60_000);
   });

@@ -1,9 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { admin, createTenant, newGrant, newKey, type Tenant } from '../support/fixtures.js';
+import { connectClient, initSession, postBytes, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { initSession, newGrant, newKey, postBytes, rawPost } from './mcp-e2e-helpers.js';
 
 // spec/mcp.md "Transport (Streamable HTTP)" and "Who calls", statement by statement.
 const PUBLIC_URL = 'https://reblog.example.com';
@@ -48,7 +47,7 @@ describe('/mcp transport', () => {
     });
 
     it('answers application/json to a client that accepts only application/json', async () => {
-      const res = await rawPost(t, JSON.stringify(PING), { ...auth(), Accept: 'application/json' });
+      const res = await rpc(t, null, JSON.stringify(PING), { ...auth(), Accept: 'application/json' });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body.result).toEqual({});
@@ -92,18 +91,18 @@ describe('/mcp transport', () => {
 
     it('answers malformed JSON with -32700 (400)', async () => {
       for (const body of ['{"jsonrpc":"2.0","id":1,', '', 'not json', '{"a":1}{"b":2}']) {
-        const res = await rawPost(t, body, auth());
+        const res = await rpc(t, null, body, auth());
         expectRpcError(res, 400, -32700, null);
       }
     });
 
     it('answers a body that is not UTF-8 with -32700 (400)', async () => {
       const bytes = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')]);
-      const res = await postBytes(t, bytes, auth());
+      const res = await postBytes(t, bytes, { 'Content-Type': 'application/json', ...auth() });
       expect(expectRpcError(res, 400, -32700, null).message).toMatch(/UTF-8/);
       // The same bytes made valid are served: only the encoding was wrong.
       const fixed = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"é"}}');
-      expect((await postBytes(t, fixed, auth())).status).toBe(200);
+      expect((await postBytes(t, fixed, { 'Content-Type': 'application/json', ...auth() })).status).toBe(200);
     });
 
     it('answers what is not a JSON-RPC request with -32600 (400), carrying the id where it is readable', async () => {
@@ -126,12 +125,12 @@ describe('/mcp transport', () => {
 
     it('refuses a Content-Type other than application/json with -32600 (400) and accepts its parameters and any case', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', '']) {
-        const res = await rawPost(t, JSON.stringify(PING), { ...auth(), 'Content-Type': type });
+        const res = await rpc(t, null, JSON.stringify(PING), { ...auth(), 'Content-Type': type });
         const error = expectRpcError(res, 400, -32600, 7);
         expect(error.message).toContain('Content-Type: application/json');
       }
       for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
-        const res = await rawPost(t, JSON.stringify(PING), { ...auth(), 'Content-Type': type });
+        const res = await rpc(t, null, JSON.stringify(PING), { ...auth(), 'Content-Type': type });
         expect(res.status).toBe(200);
       }
     });
@@ -392,21 +391,21 @@ describe('/mcp transport', () => {
       ['the admin token', 'ADMIN'],
     ])('%s is 401 with the challenge', async (_name, header) => {
       const value = header === 'ADMIN' ? `Bearer ${t.adminToken}` : header;
-      const res = await rawPost(t, JSON.stringify(PING), { Authorization: value });
+      const res = await rpc(t, null, JSON.stringify(PING), { Authorization: value });
       expect(res.headers['www-authenticate']).toBe(CHALLENGE);
       expectRpcError(res, 401, -32000, 7);
     });
 
     it('the token is compared as sent: with a no-break space before or after it, it is 401', async () => {
       for (const value of [`Bearer ${tenant.key}\u00a0`, `Bearer \u00a0${tenant.key}`, `Bearer  ${tenant.key}`]) {
-        const res = await rawPost(t, JSON.stringify(PING), { Authorization: value });
+        const res = await rpc(t, null, JSON.stringify(PING), { Authorization: value });
         expect(res.headers['www-authenticate']).toBe(CHALLENGE);
         expectRpcError(res, 401, -32000, 7);
       }
     });
 
     it('the auth scheme is case-insensitive (RFC 7235)', async () => {
-      const res = await rawPost(t, JSON.stringify(PING), { Authorization: `bearer ${tenant.key}` });
+      const res = await rpc(t, null, JSON.stringify(PING), { Authorization: `bearer ${tenant.key}` });
       expect(res.status).toBe(200);
     });
 
@@ -465,13 +464,13 @@ describe('/mcp transport', () => {
     }
 
     it('a body of exactly 1 MiB is read', async () => {
-      const res = await rawPost(t, pingOfSize(1024 * 1024), auth());
+      const res = await rpc(t, null, pingOfSize(1024 * 1024), auth());
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ jsonrpc: '2.0', id: 31, result: {} });
     });
 
     it('a body over 1 MiB is 413 with a JSON body whose id is null', async () => {
-      const res = await rawPost(t, pingOfSize(1024 * 1024 + 1), auth());
+      const res = await rpc(t, null, pingOfSize(1024 * 1024 + 1), auth());
       expectRpcError(res, 413, -32600, null);
     });
 
@@ -504,18 +503,18 @@ describe('/mcp transport', () => {
     const nested = (levels: number) => `{"jsonrpc":"2.0","id":41,"method":"ping","params":{"x":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}}}`;
 
     it('JSON nested 64 levels deep is read; 65 is 400 with the id', async () => {
-      const ok = await rawPost(t, nested(64), auth());
+      const ok = await rpc(t, null, nested(64), auth());
       expect(ok.status).toBe(200);
-      const deep = await rawPost(t, nested(65), auth());
+      const deep = await rpc(t, null, nested(65), auth());
       expect(expectRpcError(deep, 400, -32600, 41).message).toContain('64');
-      const veryDeep = await rawPost(t, nested(5000), auth());
+      const veryDeep = await rpc(t, null, nested(5000), auth());
       expectRpcError(veryDeep, 400, -32600, 41);
     });
   });
 
   describe('order of checks: size → Origin/Host → credential → session → protocol version → JSON-RPC', () => {
     it('an oversized body with a bad Origin and no credential is 413', async () => {
-      const res = await rawPost(t, 'x'.repeat(1024 * 1024 + 10), { Origin: 'https://evil.example' });
+      const res = await rpc(t, null, 'x'.repeat(1024 * 1024 + 10), { Origin: 'https://evil.example' });
       expect(res.status).toBe(413);
     });
 
@@ -527,21 +526,21 @@ describe('/mcp transport', () => {
     it('a bad credential with an unknown session is 401; with malformed JSON it is 401', async () => {
       const a = await rpc(t, 'rbk_' + 'C'.repeat(40), PING, { 'Mcp-Session-Id': 'nope' });
       expect(a.status).toBe(401);
-      const b = await rawPost(t, '{oops', { Authorization: 'Bearer rbk_' + 'C'.repeat(40) });
+      const b = await rpc(t, null, '{oops', { Authorization: 'Bearer rbk_' + 'C'.repeat(40) });
       expect(b.status).toBe(401);
     });
 
     it('an unknown session with an unsupported version is 404; with malformed JSON it is 404', async () => {
       const a = await rpc(t, tenant.key, PING, { 'Mcp-Session-Id': 'nope', 'MCP-Protocol-Version': '1999-01-01' });
       expectRpcError(a, 404, -32001, 7);
-      const b = await rawPost(t, '{oops', { ...auth(), 'Mcp-Session-Id': 'nope' });
+      const b = await rpc(t, null, '{oops', { ...auth(), 'Mcp-Session-Id': 'nope' });
       expectRpcError(b, 404, -32001, null);
     });
 
     it('an unsupported version comes before the JSON-RPC checks (unknown method, malformed body)', async () => {
       const a = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 51, method: 'nope/nope' }, { 'MCP-Protocol-Version': '1999-01-01' });
       expect(expectRpcError(a, 400, -32600, 51).message).toContain('1999-01-01');
-      const b = await rawPost(t, '{oops', { ...auth(), 'MCP-Protocol-Version': '1999-01-01' });
+      const b = await rpc(t, null, '{oops', { ...auth(), 'MCP-Protocol-Version': '1999-01-01' });
       expect(expectRpcError(b, 400, -32600, null).message).toContain('1999-01-01');
     });
   });

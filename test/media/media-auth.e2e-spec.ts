@@ -1,28 +1,26 @@
 import type { Response } from 'supertest';
-import { admin, createTenant } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { callOk, configuredTenant, createDatabase } from '../jobs/job-helpers.js';
+import { createDatabase, type TestDatabase } from '../support/database.js';
+import { admin, configuredTenant, createTenant } from '../support/fixtures.js';
+import { callOk } from '../support/mcp-client.js';
+import type { TestApp } from '../support/test-app.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** GET /media/:id: the image, to a bearer credential reaching its project; everyone else learns nothing. */
 describe('GET /media/:id', () => {
   let t: TestApp;
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   let owner: Awaited<ReturnType<typeof configuredTenant>>;
   let media: { id: string; url: string; mime_type: string; width: number; height: number };
 
   beforeAll(async () => {
     db = await createDatabase();
-    t = await startTestApp({ DATABASE_URL: db.url, SYNC_BUDGET_MS: '120000' });
+    t = await db.app({ SYNC_BUDGET_MS: '120000' });
     owner = await configuredTenant(t, { projects: 2 });
     const done = await callOk(t, owner.key, 'generate_image', { project_id: owner.projectIds[0], prompt: 'a loaf of bread', aspect_ratio: '1:1' });
     media = done.media;
   });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   const get = (id: string, token?: string): Promise<Response> => {
     const req = t.http.get(`/media/${id}`);

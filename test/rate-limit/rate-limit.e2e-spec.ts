@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { admin, createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { eventually } from '../support/database.js';
+import { activity, createTenant, type Tenant } from '../support/fixtures.js';
+import { connectClient, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -19,9 +20,7 @@ let nextId = 1;
 
 /** A POST /mcp `ping` (any method counts) from `token` to one of the instances. */
 async function ping(t: TestApp, token: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  const req = request(t.baseUrl).post('/mcp').set('Content-Type', 'application/json').set('Authorization', `Bearer ${token}`);
-  for (const [k, v] of Object.entries(headers)) req.set(k, v);
-  const res = await req.send(body ?? JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'ping' }));
+  const res = await rpc(t, token, body ?? { jsonrpc: '2.0', id: nextId++, method: 'ping' }, { Accept: '', ...headers });
   return { status: res.status, body: res.body, headers: res.headers as Record<string, string>, at: Date.now() };
 }
 
@@ -70,16 +69,7 @@ function expectRefusal(a: Answer, id: unknown): void {
 }
 
 /** The account's activity entries of one credential (all pages). */
-async function entries(t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string }[]> {
-  const items: { outcome: string; count: number; method: string }[] = [];
-  let cursor = '';
-  do {
-    const page = await admin(t, 'get', `/admin/v1/accounts/${tenant.accountId}/activity?credential_id=${tenant.keyId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`, undefined, 200);
-    items.push(...page.items);
-    cursor = page.next_cursor ?? '';
-  } while (cursor);
-  return items;
-}
+const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string }[]> => activity(t, tenant.accountId, `credential_id=${tenant.keyId}`);
 
 const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
 
@@ -265,7 +255,7 @@ describe('rate limit shared through Redis by two instances', () => {
     const fresh = await createTenant(a);
     const client = await connectClient(a, fresh.key);
     const sessionId = (client.transport as { sessionId?: string }).sessionId!;
-    const headers = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders(sessionId);
     const lists = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(i % 2 ? a : b, fresh.key, { jsonrpc: '2.0', id: i, method: 'tools/list' }, headers)));
     expect(lists.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 429]);
     await client.close();
@@ -284,11 +274,8 @@ describe('rate limit shared through Redis by two instances', () => {
 
     await redis.restart();
     // ioredis reconnects on its own (backoff up to 2 s).
-    for (let i = 0; i < 100; i++) {
-      const [ma, mb] = await Promise.all([request(a.baseUrl).get('/metrics'), request(b.baseUrl).get('/metrics')]);
-      if (/^reblog_rate_limit_store_up 1$/m.test(ma.text) && /^reblog_rate_limit_store_up 1$/m.test(mb.text)) break;
-      await sleep(100);
-    }
+    const storeUp = async (t: TestApp) => /^reblog_rate_limit_store_up 1$/m.test((await request(t.baseUrl).get('/metrics')).text);
+    await eventually(async () => (await Promise.all([storeUp(a), storeUp(b)])).every(Boolean), (up) => up, 10_000);
     const fresh = await createTenant(a);
     const shared = await Promise.all(Array.from({ length: 10 }, (_, i) => ping(i % 2 ? b : a, fresh.key)));
     expect(shared.filter((x) => x.status === 200)).toHaveLength(5);

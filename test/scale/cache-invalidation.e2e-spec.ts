@@ -1,8 +1,8 @@
 import { PRINCIPAL_TTL_MS } from '../../src/auth/principal.resolver.js';
+import { eventually, startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { admin, createTenant } from '../support/fixtures.js';
-import { rpc } from '../support/mcp-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { createDatabase, eventually, withClient } from '../jobs/job-helpers.js';
+import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * What one instance changes reaches the caches of the others at once (through PostgreSQL
@@ -12,20 +12,14 @@ import { createDatabase, eventually, withClient } from '../jobs/job-helpers.js';
 const SOON = 1_000;
 
 describe('cache invalidation across instances', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let db: TestDatabase;
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createDatabase();
-    a = await startTestApp({ DATABASE_URL: db.url });
-    b = await startTestApp({ DATABASE_URL: db.url, ROLE: 'api' });
+    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   const list = (t: TestApp, key: string, headers: Record<string, string> = {}) => rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
   const toolNames = (res: { body: any }) => (res.body.result.tools as { name: string }[]).map((tool) => tool.name);
@@ -49,8 +43,7 @@ describe('cache invalidation across instances', () => {
 
   it('a session ended on one instance is unknown to the other at once', async () => {
     const tenant = await createTenant(a);
-    const init = await rpc(a, tenant.key, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    const headers = { 'Mcp-Session-Id': init.headers['mcp-session-id'], 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders((await initSession(a, tenant.key)).sessionId);
     expect((await list(b, tenant.key, headers)).status).toBe(200); // now cached by b
     const ended = await a.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(headers);
     expect(ended.status).toBe(204);

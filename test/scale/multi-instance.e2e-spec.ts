@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { callOk, configuredTenant, createDatabase, eventually, jobRow, withClient } from '../jobs/job-helpers.js';
-import { admin, createTenant } from '../support/fixtures.js';
+import { createDatabase, eventually, jobRow, withClient, type TestDatabase } from '../support/database.js';
+import { admin, configuredTenant, createTenant } from '../support/fixtures.js';
+import { callOk, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
+import type { ServerProcess } from '../support/server-process.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { startServer, type ServerProcess } from '../support/server-process.js';
 
 /**
  * The deployment of docs/scaling.md with local processes: two ROLE=api instances and one
@@ -12,7 +13,7 @@ import { startServer, type ServerProcess } from '../support/server-process.js';
  */
 describe('several instances behind a gateway', () => {
   let redis: RedisServer;
-  let db: { url: string; drop: () => Promise<void> };
+  let db: TestDatabase;
   let api1: ServerProcess;
   let api2: ServerProcess;
   let worker: ServerProcess;
@@ -20,8 +21,8 @@ describe('several instances behind a gateway', () => {
   beforeAll(async () => {
     redis = await startRedis();
     db = await createDatabase();
-    const common = { DATABASE_URL: db.url, REDIS_URL: redis.url, RATE_LIMIT_PER_SECOND: '5', SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '1500', ADMIN_TOKEN: 'scale-test-admin-token-0123456789' };
-    [api1, api2, worker] = await Promise.all([startServer({ ...common, ROLE: 'api' }), startServer({ ...common, ROLE: 'api' }), startServer({ ...common, ROLE: 'worker' })]);
+    const common = { REDIS_URL: redis.url, RATE_LIMIT_PER_SECOND: '5', SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '1500', ADMIN_TOKEN: 'scale-test-admin-token-0123456789' };
+    [api1, api2, worker] = await Promise.all([db.server({ ...common, ROLE: 'api' }), db.server({ ...common, ROLE: 'api' }), db.server({ ...common, ROLE: 'worker' })]);
   }, 180_000);
 
   afterAll(async () => {
@@ -38,13 +39,11 @@ describe('several instances behind a gateway', () => {
 
   it('serves a session created on one instance from the other, and ends it for both', async () => {
     const tenant = await createTenant(api1);
-    const post = (p: ServerProcess, body: object, headers: Record<string, string> = {}) =>
-      request(p.baseUrl).post('/mcp').set({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${tenant.key}`, ...headers }).send(JSON.stringify(body));
-    const init = await post(api1, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'scale-client', version: '2.0' } } });
+    const post = (p: ServerProcess, body: object, headers: Record<string, string> = {}) => rpc(p, tenant.key, body, headers);
+    const { sessionId: session, res: init } = await initSession(api1, tenant.key, '2025-06-18', { name: 'scale-client', version: '2.0' });
     expect(init.status).toBe(200);
-    const session = init.headers['mcp-session-id'];
     expect(session).toEqual(expect.any(String));
-    const headers = { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' };
+    const headers = sessionHeaders(session);
     const list = await post(api2, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
     expect(list.status).toBe(200);
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toContain('list_projects');
@@ -67,11 +66,7 @@ describe('several instances behind a gateway', () => {
       const target = i % 2 ? api2 : api1;
       const sent = Date.now();
       shots.push(
-        request(target.baseUrl)
-          .post('/mcp')
-          .set({ 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.key}` })
-          .send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }))
-          .then((res) => ({ sent, received: Date.now(), status: res.status })),
+        rpc(target, tenant.key, { jsonrpc: '2.0', id: i, method: 'ping' }, { Accept: '' }).then((res) => ({ sent, received: Date.now(), status: res.status })),
       );
     }
     const results = await Promise.all(shots);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,9 @@ import { migrate } from '../../src/database/migrate.js';
 
 /** One real PostgreSQL per test run: the embedded one in a temp folder, unless DATABASE_URL is set. */
 export default async function globalSetup(): Promise<void> {
+  // Names this run for what is done once per run (the server build, test/support/server-process.ts),
+  // even when DATABASE_URL, given, is the same from one run to the next.
+  process.env.REBLOG_TEST_RUN = randomBytes(8).toString('hex');
   if (!process.env.DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'reblog-test-'));
     chmodSync(dir, 0o755);

@@ -16,6 +16,7 @@ export interface TestApp {
   adminToken: string;
   /** supertest bound to the running server */
   http: ReturnType<typeof request>;
+  /** Stops it (once: later calls wait for the same close). */
   close(): Promise<void>;
 }
 
@@ -37,9 +38,9 @@ export async function startTestApp(env: Record<string, string> = {}, extraModule
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;
-  const close = async () => {
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  let closed: Promise<void> | undefined;
+  // Once: a test may close its app early (to wait for its shutdown) and leave the rest to afterAll.
+  const close = () =>
+    (closed ??= app.close().then(() => rmSync(dataDir, { recursive: true, force: true })));
   return { app, config, baseUrl, adminToken, http: request(baseUrl), close };
 }

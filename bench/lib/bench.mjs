@@ -1,0 +1,139 @@
+// What the benches set up alike: the build, an embedded PostgreSQL of their own, the built server and
+// the bench servers as child processes, and the cleanup of all of it (also on Ctrl-C). Builds on
+// scripts/lib/server.mjs (the server with its own database and demo key, as `npm start` runs it).
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, ROOT, run, START_ARGS } from '../../scripts/lib/server.mjs';
+
+/** `npm run build`, unless BENCH_SKIP_BUILD=true (reuse dist/ as it is). */
+export async function build() {
+  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npm', ['run', 'build', '--silent']);
+}
+
+const cleanups = [];
+
+/** Registers `fn` to run (last registered first) at {@link cleanup}, or when the bench is interrupted. */
+export function atCleanup(fn) {
+  if (!cleanups.length) for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().then(() => process.exit(130)));
+  cleanups.push(fn);
+}
+
+/** Runs what {@link atCleanup} registered, ignoring failures. */
+export async function cleanup() {
+  while (cleanups.length) await cleanups.pop()().catch(() => undefined);
+}
+
+/** Runs `main`; cleans up, then exits 0 when it answered true, 1 when false or when it failed. */
+export function runMain(main) {
+  main()
+    .then(async (ok) => {
+      await cleanup();
+      process.exit(ok ? 0 : 1);
+    })
+    .catch(async (err) => {
+      console.error(err);
+      await cleanup();
+      process.exit(1);
+    });
+}
+
+/**
+ * A node child process (`args` after the node binary, from the repository root) that prints `pattern`
+ * once ready. Resolves to { child, pid, match, output(), stop() } (stop: SIGTERM, then its exit), its
+ * stop registered with {@link atCleanup}; rejects with its output if it exits first.
+ */
+export function startChild(args, env, pattern, { stderr = 'pipe' } = {}) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
+    let out = '';
+    let ready = false;
+    const onExit = (code) => fail(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${out.slice(-3000)}`));
+    child.once('exit', onExit);
+    const onData = (chunk) => {
+      out += chunk;
+      const match = !ready && pattern.exec(out);
+      if (!match) return;
+      ready = true;
+      child.removeListener('exit', onExit);
+      const stop = () => new Promise((exited) => (child.exitCode !== null || child.signalCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM'))));
+      atCleanup(stop);
+      done({ child, pid: child.pid, match, output: () => out, stop });
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr?.setEncoding('utf8').on('data', onData);
+  });
+}
+
+/**
+ * An embedded PostgreSQL of the bench's own (database "bench") in a temp folder named after `name`,
+ * migrated, from the build in dist/. Resolves to { db, dir, stop() }; `stop` stops it and removes the
+ * folder. `options` go to EmbeddedPostgres.start (settings, log).
+ */
+export async function startDatabase(name, options = {}) {
+  const { EmbeddedPostgres } = await import(join(ROOT, 'dist/src/database/embedded-postgres.js'));
+  const { migrate } = await import(join(ROOT, 'dist/src/database/migrate.js'));
+  const dir = mkdtempSync(join(tmpdir(), `reblog-${name}-bench-`));
+  // When run as root, the embedded PostgreSQL runs as the postgres user, which must enter this folder.
+  chmodSync(dir, 0o755);
+  let db;
+  const stop = async () => {
+    await db?.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    db = await EmbeddedPostgres.start({ dir: join(dir, 'pg'), database: 'bench', ...options });
+    await migrate(db.url);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { db, dir, stop };
+}
+
+/**
+ * The built server as `npm start` runs it in production, on `database` (from {@link startDatabase},
+ * migrated already), with `adminToken`, no demo tenant and no rate limit to speak of. Resolves to
+ * { origin, pid, stop() } once it is ready.
+ */
+export async function startProductionServer(database, adminToken) {
+  const port = await freePort();
+  const dataDir = join(database.dir, 'data');
+  mkdirSync(dataDir);
+  const server = await startChild(
+    START_ARGS,
+    {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: database.db.url,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      SEED_DEMO: 'false',
+      MIGRATIONS_RUN: 'false',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '1000000',
+    },
+    /Reblog MCP ready/,
+  );
+  return { origin: `http://127.0.0.1:${port}`, pid: server.pid, stop: server.stop };
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc (clock ticks of 10 ms); NaN when unknown. */
+export function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The median of the numbers among `values` (null when there are none). */
+export function median(values) {
+  const v = values.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
