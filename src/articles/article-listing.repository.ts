@@ -1,14 +1,12 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { row, rows, sql, type Sql } from '../database/sql.js';
 import type { ProjectScope } from '../projects/project-scope.js';
 import type { ArticleStatus } from './article.entity.js';
 import type { ArticleSummaryRow } from './article.views.js';
 
-/** Connections of the listing's own pool (its prepared statements live on them). */
-const LISTING_CONNECTIONS = 10;
 
 /** What the page statements answer: the listing's total and the project's generation on each row. */
 type Counts = { total: number | null; generation: string | null };
@@ -144,25 +142,13 @@ const anchors = anchorsStatement(false);
 const anchorsByStatus = anchorsStatement(true);
 
 /**
- * The statements of `list_articles`. The page statements run prepared (named) on a small pg pool of
- * the repository's own, on the same database as TypeORM's (which cannot name a statement); the
- * others run on TypeORM's pool.
+ * The statements of `list_articles`. The page statements run prepared (named) on a connection that
+ * TypeORM's pool lends through a query runner (TypeORM's own query() cannot name a statement): the
+ * server parses and plans each of them once per connection.
  */
 @Injectable()
-export class ArticleListingRepository implements OnModuleDestroy {
-  private readonly log = new Logger(ArticleListingRepository.name);
-  private readonly pool: pg.Pool;
-
-  constructor(@InjectDataSource() private readonly db: DataSource) {
-    const options = db.options as { url?: string; extra?: pg.PoolConfig };
-    this.pool = new pg.Pool({ ...options.extra, connectionString: options.url, max: LISTING_CONNECTIONS, application_name: 'reblog-mcp-listing' });
-    // An idle connection dropped by the server: the pool replaces it; say so, never crash.
-    this.pool.on('error', (err) => this.log.warn(`listing connection: ${err.message}`));
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
-  }
+export class ArticleListingRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
    * A page of the project's live articles (of one status, when given), `offset` rows after the top or,
@@ -171,9 +157,11 @@ export class ArticleListingRepository implements OnModuleDestroy {
   async page(scope: ProjectScope, status: ArticleStatus | undefined, limit: number, offset: number, deferred: boolean, anchor?: Anchor): Promise<ListingPage> {
     const statement = PAGES.get(`${deferred}|${status !== undefined}|${anchor !== undefined}`)!;
     const base = [scope.accountId, scope.projectId, status ?? '*', limit, offset] as const;
-    const found = await rows(this.pool, statement, anchor ? [...base, anchor.updatedAt, anchor.id] : [...base]);
-    const counts = found[0] ?? (await row(this.pool, countsOnly, [scope.accountId, scope.projectId, status ?? '*']))!;
-    return { rows: found, total: Number(counts.total ?? 0), generation: counts.generation };
+    return this.onConnection(async (client) => {
+      const found = await rows(client, statement, anchor ? [...base, anchor.updatedAt, anchor.id] : [...base]);
+      const counts = found[0] ?? (await row(client, countsOnly, [scope.accountId, scope.projectId, status ?? '*']))!;
+      return { rows: found, total: Number(counts.total ?? 0), generation: counts.generation };
+    });
   }
 
   /** A page of a search or tag listing, and how many articles match, counted up to `cap` (both side by side). */
@@ -193,5 +181,15 @@ export class ArticleListingRepository implements OnModuleDestroy {
       ? await rows(this.db, anchorsByStatus, [scope.accountId, scope.projectId, every, status])
       : await rows(this.db, anchors, [scope.accountId, scope.projectId, every]);
     return { generation: found[0]?.generation ?? null, anchors: found.filter((r) => r.id !== null).map((r) => ({ updatedAt: r.updated_at!, id: r.id! })) };
+  }
+
+  /** Lends `work` one connection of TypeORM's pool (QueryRunner.connect() answers the driver's connection). */
+  private async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const runner = this.db.createQueryRunner();
+    try {
+      return await work((await runner.connect()) as pg.PoolClient);
+    } finally {
+      await runner.release();
+    }
   }
 }
