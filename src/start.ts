@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppOptions } from './app.module.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
+import type { DatabaseUnreachableError } from './database/check-database.js';
 import type { EmbeddedPostgres } from './database/embedded-postgres.js';
 
 const say = (line: string) => process.stdout.write(line + '\n');
@@ -26,9 +27,18 @@ export async function start({ extraModules }: Pick<AppOptions, 'extraModules'> =
     : import('./database/embedded-postgres.js').then(({ EmbeddedPostgres }) => EmbeddedPostgres.start({ dir: embeddedDir(config) }));
   embeddedStarting?.catch(() => undefined); // reported below, once awaited
   // An external database is checked while the app loads too, and a failure ends the start at once: a wrong
-  // DATABASE_URL is told in a moment, however long loading takes on a busy machine.
-  const externalChecked = config.databaseUrl ? (await import('./database/check-database.js')).checkDatabase(config.databaseUrl) : undefined;
-  externalChecked?.catch((err: Error) => fail(`Reblog MCP could not start: ${err.message}`));
+  // DATABASE_URL is told in a moment, however long loading takes on a busy machine. A time-out is the
+  // exception: loading keeps this process too busy to read the answer on a crowded machine, so the
+  // database is asked again once loading is done.
+  const externalChecked = config.databaseUrl
+    ? (await import('./database/check-database.js')).checkDatabase(config.databaseUrl).then(
+        () => true,
+        (err: DatabaseUnreachableError) => {
+          if (!err.timedOut) fail(`Reblog MCP could not start: ${err.message}`);
+          return false;
+        },
+      )
+    : undefined;
   const [{ resolveAdminToken }, { createApp }, { checkDatabase }, { migrate }, { DemoSeed }, { drainAndClose }] = await Promise.all([
     import('./admin/admin-token.js'),
     import('./app.factory.js'),
@@ -81,7 +91,7 @@ export async function start({ extraModules }: Pick<AppOptions, 'extraModules'> =
     }
   };
   try {
-    await (embedded ? checkDatabase(databaseUrl) : externalChecked);
+    if (!(await externalChecked)) await checkDatabase(databaseUrl);
     if (config.migrationsRun) await migrate(databaseUrl);
     const admin = resolveAdminToken(config);
     app = await createApp({ config, databaseUrl, adminToken: admin.token, extraModules });
