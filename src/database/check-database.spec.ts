@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { freePort } from '../common/net.js';
 import { checkDatabase, DatabaseUnreachableError } from './check-database.js';
 
 /** The start asks again after loading only when the database timed out; a refusal ends it at once. */
@@ -24,11 +25,7 @@ describe('checkDatabase', () => {
   });
 
   it('a refused connection is unreachable, not timed out', async () => {
-    // A port that was just free: nothing listens there.
-    const closed = createServer();
-    await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
-    const { port } = closed.address() as { port: number };
-    await new Promise((done) => closed.close(done));
+    const port = await freePort(); // nothing listens there
     const err = await checkDatabase(`postgres://u:p@127.0.0.1:${port}/db`, 2_000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DatabaseUnreachableError);
     expect(err).toMatchObject({ timedOut: false, message: expect.stringContaining('(ECONNREFUSED)') });

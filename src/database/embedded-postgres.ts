@@ -2,11 +2,11 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { basename, dirname, join, parse, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import pg from 'pg';
 import { run as runSql, sql } from './sql.js';
+import { freePort } from '../common/net.js';
 
 /** Options of {@link EmbeddedPostgres.start}. */
 export interface EmbeddedPostgresOptions {
@@ -237,16 +237,5 @@ function run(cmd: string, args: string[], user: RunAs | undefined): Promise<void
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     child.once('error', fail);
     child.once('exit', (code) => (code === 0 ? done() : fail(new Error(`${cmd} failed (exit ${code}):\n${output.slice(-2000)}`))));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
   });
 }

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { MISSING_ID } from '../support/fixtures.js';
-import { freePort } from '../support/net.js';
+import { freePort } from '../../src/common/net.js';
 import { ensureBuilt, killAll, MAIN, spawnServer as start, type SpawnedServer as Server } from '../support/server-process.js';
 
 /**

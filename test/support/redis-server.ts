@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { freePort } from './net.js';
+import { freePort } from '../../src/common/net.js';
 
 /** A real `redis-server` on a free loopback port, in memory only. */
 export interface RedisServer {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import request from 'supertest';
-import { freePort } from './net.js';
+import { freePort } from '../../src/common/net.js';
 import type { TestApp } from './test-app.js';
 
 const ROOT = resolve(__dirname, '..', '..');
