@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 /**
  * One SQL statement of a repository: its text, with the types of the parameters it takes (`P`) and
@@ -64,11 +64,17 @@ export async function run<P extends readonly unknown[], R>(db: Queryable, statem
     const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(statement.prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values });
     return { rows: result.rows, count: result.rowCount ?? result.rows.length };
   }
-  const raw: unknown = await db.query(statement.text, values);
-  // TypeORM answers an UPDATE or a DELETE as [rows, affected], anything else as its rows.
-  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') return { rows: raw[0] as R[], count: raw[1] };
-  const rows = (Array.isArray(raw) ? raw : []) as R[];
-  return { rows, count: rows.length };
+  // TypeORM: on the transaction's query runner, or one lent for this statement (as its own query() does),
+  // asking for the structured result, which has the affected count of every kind of statement.
+  const own = db instanceof DataSource ? undefined : db.queryRunner;
+  const runner = own ?? (db instanceof DataSource ? db : db.connection).createQueryRunner();
+  try {
+    const result = await runner.query(statement.text, values, true);
+    const rows = (result.records ?? []) as R[];
+    return { rows, count: result.affected ?? rows.length };
+  } finally {
+    if (!own) await runner.release();
+  }
 }
 
 /** The rows a statement answers. */

@@ -15,21 +15,27 @@ const isCredentialRead = (sql: unknown) => typeof sql === 'string' && sql.includ
  */
 function watchReads(t: TestApp) {
   const db = t.app.get(DataSource);
-  const query = db.query.bind(db);
+  const createQueryRunner = db.createQueryRunner.bind(db);
   let reads = 0;
   let hold: { read: () => void; gate: Promise<void> } | null = null;
-  const spy = jest.spyOn(db, 'query').mockImplementation(async (...args: Parameters<DataSource['query']>) => {
-    const result = await query(...args);
-    if (isCredentialRead(args[0])) {
-      reads++;
-      const held = hold;
-      hold = null;
-      if (held) {
-        held.read();
-        await held.gate;
+  // Every statement on TypeORM's pool runs on a query runner (src/database/sql.ts): watch theirs.
+  const spy = jest.spyOn(db, 'createQueryRunner').mockImplementation((...created: Parameters<DataSource['createQueryRunner']>) => {
+    const runner = createQueryRunner(...created);
+    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+    runner.query = (async (...args: unknown[]) => {
+      const result = await query(...args);
+      if (isCredentialRead(args[0])) {
+        reads++;
+        const held = hold;
+        hold = null;
+        if (held) {
+          held.read();
+          await held.gate;
+        }
       }
-    }
-    return result;
+      return result;
+    }) as typeof runner.query;
+    return runner;
   });
   return {
     reads: () => reads,

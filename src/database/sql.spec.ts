@@ -1,0 +1,56 @@
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { affected, row, rows, run, sql, transaction } from './sql.js';
+
+/** The one way statements run, on the test run's real PostgreSQL, through each kind of Queryable. */
+describe('sql.ts', () => {
+  let db: DataSource;
+  let pool: pg.Pool;
+  const table = `sql_spec_${process.pid}`;
+  const insert = sql<[id: number, name: string]>('sql_spec.insert', `INSERT INTO ${table} (id, name) VALUES ($1, $2)`);
+  const rename = sql<[name: string], { id: number }>('sql_spec.rename', `UPDATE ${table} SET name = $1 RETURNING id`);
+  const byId = sql<[id: number], { name: string }>('sql_spec.by_id', `SELECT name FROM ${table} WHERE id = $1`, { prepared: true });
+  const prepared = sql<[], { name: string }>('sql_spec.prepared_names', `SELECT name FROM pg_prepared_statements`);
+
+  beforeAll(async () => {
+    db = await new DataSource({ type: 'postgres', url: process.env.DATABASE_URL }).initialize();
+    pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+    await run(db, sql('sql_spec.create', `CREATE TABLE ${table} (id int PRIMARY KEY, name text NOT NULL)`), []);
+  });
+  afterAll(async () => {
+    await run(db, sql('sql_spec.drop', `DROP TABLE IF EXISTS ${table}`), []);
+    await pool.end();
+    await db.destroy();
+  });
+
+  it('answers rows and the affected count alike on the DataSource, a transaction and a pg pool (TypeORM answers an UPDATE as [rows, count])', async () => {
+    await expect(affected(db, insert, [1, 'a'])).resolves.toBe(1);
+    await expect(affected(pool, insert, [2, 'b'])).resolves.toBe(1);
+    await expect(run(db, rename, ['x'])).resolves.toEqual({ rows: expect.arrayContaining([{ id: 1 }, { id: 2 }]), count: 2 });
+    await expect(db.transaction((m) => run(m, rename, ['y']))).resolves.toMatchObject({ count: 2 });
+    await expect(run(pool, rename, ['z'])).resolves.toMatchObject({ count: 2 });
+    await expect(rows(db, byId, [1])).resolves.toEqual([{ name: 'z' }]);
+    await expect(row(pool, byId, [3])).resolves.toBeNull();
+  });
+
+  it('prepares a statement by name on a connection TypeORM lends through a query runner (the listing\'s path)', async () => {
+    const runner = db.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as pg.PoolClient;
+      await expect(row(client, byId, [1])).resolves.toEqual({ name: 'z' });
+      await expect(rows(client, prepared, [])).resolves.toContainEqual({ name: 'sql_spec.by_id' });
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('transaction() on a pg pool commits what resolves and rolls back what throws', async () => {
+    await transaction(pool, (client) => affected(client, insert, [10, 'kept']));
+    await expect(transaction(pool, async (client) => {
+      await affected(client, insert, [11, 'gone']);
+      throw new Error('refused');
+    })).rejects.toThrow('refused');
+    await expect(row(db, byId, [10])).resolves.toEqual({ name: 'kept' });
+    await expect(row(db, byId, [11])).resolves.toBeNull();
+  });
+});
