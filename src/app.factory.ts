@@ -27,9 +27,11 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   // First of all: counts requests in flight and refuses new ones once a shutdown has begun.
   app.use(app.get(LifecycleService).middleware);
 
-  // /mcp reads its own body (it must answer JSON-RPC errors for every malformed one); the REST side parses JSON here.
+  // /mcp reads its own body (it must answer JSON-RPC errors for every malformed one); the REST side parses
+  // JSON here, and the pages' forms and the OAuth token endpoint are form-encoded.
   const json = express.json({ limit: BODY_LIMIT });
-  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/mcp' ? next() : json(req, res, next)));
+  const form = express.urlencoded({ extended: false, limit: BODY_LIMIT });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/mcp' ? next() : json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));
 
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new HttpErrorFilter());

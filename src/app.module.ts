@@ -11,6 +11,8 @@ import { HealthModule } from './health/health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { ToolsModule } from './tools/tools.module.js';
+import { UsersModule } from './users/users.module.js';
+import { WebModule } from './web/web.module.js';
 
 export interface AppOptions {
   config: AppConfig;
@@ -44,6 +46,8 @@ export class AppModule {
         AdminModule,
         McpModule,
         ToolsModule,
+        UsersModule,
+        WebModule,
         DemoModule,
         ...extraModules,
       ],

@@ -2,6 +2,9 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 
 export type CredentialType = 'api_key' | 'grant';
+/** Who made a grant: an operator through the admin API, or a person through the OAuth consent page. */
+export type CredentialSource = 'admin' | 'oauth';
+export type RevokedReason = 'admin' | 'user' | 'refresh_token_reuse' | 'code_replay' | 'client_deleted';
 
 /** An API key or an OAuth grant: a hashed bearer secret of one account. */
 @Entity('credentials')
@@ -10,12 +13,18 @@ export class Credential {
   @Column('uuid') account_id: string;
   @Column('text') type: CredentialType;
   @Column('text') name: string;
-  @Column('bytea') secret_hash: Buffer;
+  /** Null for an OAuth grant: its bearer secrets are its rows in `oauth_tokens`. */
+  @Column('bytea', { nullable: true }) secret_hash: Buffer | null;
   @Column('text') secret_prefix: string;
   @Column('text', { array: true }) scopes: Scope[];
   @Column('timestamptz', { nullable: true }) expires_at: Date | null;
   @Column('timestamptz', { nullable: true }) revoked_at: Date | null;
   @Column('timestamptz') created_at: Date;
+  @Column('text') source: CredentialSource;
+  /** The person an OAuth grant acts for (its reach follows their current roles); null for admin-made credentials. */
+  @Column('uuid', { nullable: true }) user_id: string | null;
+  @Column('text', { nullable: true }) client_id: string | null;
+  @Column('text', { nullable: true }) revoked_reason: RevokedReason | null;
 }
 
 @Entity('credential_projects')

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { notifyCache } from '../database/notifications.service.js';
 import { row, rows, run, sql, type Queryable } from '../database/sql.js';
-import type { Credential, CredentialProject, CredentialType } from './credential.entity.js';
+import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
 
 /** A credential with the projects it reaches, as the request path resolves a bearer secret to it. */
 export interface PrincipalRow {
@@ -18,10 +18,12 @@ export interface PrincipalRow {
   projects: { id: string; name: string; role: ProjectRole; disabled_tools: string[] }[] | null;
 }
 
-const INSERT = sql<[id: string, accountId: string, type: CredentialType, name: string, secretHash: Buffer, secretPrefix: string, scopes: Scope[], expiresAt: Date | null, createdAt: Date]>(
+const INSERT = sql<
+  [id: string, accountId: string, type: CredentialType, name: string, secretHash: Buffer | null, secretPrefix: string, scopes: Scope[], expiresAt: Date | null, createdAt: Date, source: CredentialSource, userId: string | null, clientId: string | null]
+>(
   'credentials.insert',
-  `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9)`,
+  `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at, source, user_id, client_id)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12)`,
 );
 
 const INSERT_LINKS = sql<[credentialId: string, accountId: string, projectIds: string[], roles: ProjectRole[]]>(
@@ -44,16 +46,43 @@ const LINKS = sql<[credentialIds: string[]], CredentialProject>('credentials.lin
 
 const FIND = sql<[id: string, type: CredentialType], Credential>('credentials.find', `SELECT * FROM credentials WHERE id = $1 AND type = $2`);
 
-const REVOKE = sql<[id: string, at: Date]>('credentials.revoke', `UPDATE credentials SET revoked_at = $2 WHERE id = $1`);
+const REVOKE = sql<[id: string, at: Date, reason: RevokedReason]>(
+  'credentials.revoke',
+  `UPDATE credentials SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
+);
 
+/**
+ * The unrevoked credential a bearer secret names: an API key or admin grant by its own hash, an OAuth
+ * grant by one of its access tokens (with that token's expiry). An OAuth grant reaches only the
+ * projects where its person still has a role, at the lower of the consented and the current role,
+ * and nothing at all once the person is disabled.
+ */
 const FIND_PRINCIPAL = sql<[secretHash: Buffer], PrincipalRow>(
   'credentials.find_principal',
-  `SELECT c.id, c.account_id, c.type, c.name, c.secret_hash, c.scopes, c.expires_at,
-          (SELECT json_agg(json_build_object('id', p.id, 'name', p.name, 'role', cp.role, 'disabled_tools', p.disabled_tools) ORDER BY p.id)
-             FROM credential_projects cp JOIN projects p ON p.id = cp.project_id AND p.account_id = c.account_id
-            WHERE cp.credential_id = c.id) AS projects
-     FROM credentials c
-    WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
+  `WITH found AS (
+     SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, c.expires_at, c.secret_hash AS matched_hash
+       FROM credentials c
+      WHERE c.secret_hash = $1 AND c.revoked_at IS NULL
+     UNION ALL
+     SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, t.expires_at, t.token_hash
+       FROM oauth_tokens t JOIN credentials c ON c.id = t.credential_id
+      WHERE t.token_hash = $1 AND t.kind = 'access' AND c.revoked_at IS NULL
+   )
+   SELECT f.id, f.account_id, f.type, f.name, f.matched_hash AS secret_hash, f.scopes, f.expires_at,
+          (SELECT json_agg(json_build_object(
+                    'id', p.id, 'name', p.name, 'disabled_tools', p.disabled_tools,
+                    'role', CASE WHEN f.user_id IS NULL OR am.role = 'owner' THEN cp.role
+                                 ELSE (ARRAY['viewer', 'editor', 'owner'])[LEAST(array_position(ARRAY['viewer', 'editor', 'owner'], cp.role),
+                                                                                array_position(ARRAY['viewer', 'editor', 'owner'], pm.role))] END)
+                  ORDER BY p.id)
+             FROM credential_projects cp
+             JOIN projects p ON p.id = cp.project_id AND p.account_id = f.account_id
+             LEFT JOIN account_members am ON am.account_id = f.account_id AND am.user_id = f.user_id
+             LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = f.user_id
+            WHERE cp.credential_id = f.id AND (f.user_id IS NULL OR am.role = 'owner' OR pm.role IS NOT NULL)) AS projects
+     FROM found f
+     LEFT JOIN users u ON u.id = f.user_id
+    WHERE f.user_id IS NULL OR u.disabled_at IS NULL`,
   { hot: true },
 );
 
@@ -67,7 +96,7 @@ export class CredentialsRepository {
   /** Inserts the credential and its project links. */
   async insert(credential: Credential, links: readonly CredentialProject[], db: Queryable = this.db): Promise<void> {
     const c = credential;
-    await run(db, INSERT, [c.id, c.account_id, c.type, c.name, c.secret_hash, c.secret_prefix, c.scopes, c.expires_at, c.created_at]);
+    await run(db, INSERT, [c.id, c.account_id, c.type, c.name, c.secret_hash, c.secret_prefix, c.scopes, c.expires_at, c.created_at, c.source, c.user_id, c.client_id]);
     if (links.length) await run(db, INSERT_LINKS, [c.id, c.account_id, links.map((l) => l.project_id), links.map((l) => l.role)]);
   }
 
@@ -85,8 +114,8 @@ export class CredentialsRepository {
     return row(this.db, FIND, [id, type]);
   }
 
-  async revoke(id: string, at: Date): Promise<void> {
-    await run(this.db, REVOKE, [id, at]);
+  async revoke(id: string, at: Date, reason: RevokedReason, db: Queryable = this.db): Promise<void> {
+    await run(db, REVOKE, [id, at, reason]);
   }
 
   /** The unrevoked credential with this secret hash, with the projects it reaches. */

@@ -66,6 +66,10 @@ export class CredentialsService {
       expires_at: input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null,
       revoked_at: null,
       created_at: now,
+      source: 'admin',
+      user_id: null,
+      client_id: null,
+      revoked_reason: null,
     };
     const links: CredentialProject[] = input.projects.map((p) => ({ credential_id: credential.id, project_id: p.project_id, account_id: accountId, role: p.role }));
     await this.db.transaction((tx) => this.credentials.insert(credential, links, tx));
@@ -83,7 +87,7 @@ export class CredentialsService {
   async revoke(type: CredentialType, id: string): Promise<void> {
     const credential = await this.credentials.find(id, type);
     if (!credential) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
-    if (!credential.revoked_at) await this.credentials.revoke(id, new Date());
+    if (!credential.revoked_at) await this.credentials.revoke(id, new Date(), 'admin');
     await this.resolver.forget(credential.secret_hash);
   }
 }

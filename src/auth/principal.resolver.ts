@@ -79,11 +79,14 @@ export class PrincipalResolver {
     return principal && credentialExpiresAt > now ? principal : null;
   }
 
-  /** Drops a revoked credential from the cache, here at once and in every other instance. */
-  async forget(secretHash: Buffer): Promise<void> {
-    const key = secretHash.toString('base64');
+  /**
+   * Drops a revoked credential from the cache, here at once and in every other instance. Without a
+   * hash (an OAuth grant, whose secrets are its tokens; a changed membership) every cached principal goes.
+   */
+  async forget(secretHash?: Buffer | null): Promise<void> {
+    const key = secretHash?.toString('base64');
     this.invalidate(key);
-    await this.broadcast(`credential:${key}`);
+    await this.broadcast(key === undefined ? 'credentials' : `credential:${key}`);
   }
 
   /** Drops one cached principal, or all of them (unknown tokens stay unknown: nothing makes one valid). */

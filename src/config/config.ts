@@ -1,7 +1,10 @@
+import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export type Role = 'api' | 'worker' | 'all';
 export type ProviderKind = 'local' | 'openai';
+export type LoginMethod = 'link' | 'oidc' | 'proxy';
+export const LOGIN_METHODS: readonly LoginMethod[] = ['link', 'oidc', 'proxy'];
 
 export interface ProviderConfig {
   kind: ProviderKind;
@@ -42,6 +45,30 @@ export interface AppConfig {
   logLevel: string;
   migrationsRun: boolean;
   seedDemo: boolean;
+  /** The owner of the demo tenant, printed a sign-in link on the first start (DEMO_OWNER_EMAIL). */
+  demoOwnerEmail: string;
+  /** How people sign in to the consent pages and the console (LOGIN_METHODS). */
+  loginMethods: LoginMethod[];
+  /** The company's identity provider, when `oidc` is a login method (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET). */
+  oidc?: { issuer: string; clientId: string; clientSecret?: string };
+  /** `proxy` sign-in: the header naming the signed-in person's email (AUTH_PROXY_USER_HEADER, lower-case). */
+  authProxyUserHeader: string;
+  /** `proxy` sign-in: the peers whose header is trusted (AUTH_PROXY_TRUSTED_CIDRS); empty unless `proxy` is on. */
+  authProxyTrustedCidrs: string[];
+  /** The same as a BlockList, to test a peer address with `check()`. */
+  authProxyTrusted: BlockList;
+  oauth: {
+    /** Lifetime of an OAuth access token, seconds (OAUTH_ACCESS_TOKEN_TTL_S). */
+    accessTokenTtlS: number;
+    /** A refresh token unused this long has expired, seconds (OAUTH_REFRESH_TOKEN_TTL_S). */
+    refreshTokenTtlS: number;
+    /** How long a rotated refresh token may still be presented by a client refreshing in parallel (OAUTH_REFRESH_REUSE_GRACE_S). */
+    refreshReuseGraceS: number;
+    /** Client ID Metadata Documents may be fetched from private networks (OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS; refused in production). */
+    cimdAllowPrivateNetworks: boolean;
+    /** Requests per minute per IP on /oauth/register, /oauth/token and /oauth/login, each (OAUTH_IP_RATE_LIMIT_PER_MINUTE). */
+    ipRateLimitPerMinute: number;
+  };
 }
 
 /** The shortest admin token accepted, from ADMIN_TOKEN or from DATA_DIR/admin-token. */
@@ -134,6 +161,24 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
   }
   const hosts = list(env, 'ALLOWED_HOSTS');
+  const loginMethods = list(env, 'LOGIN_METHODS').map((m) => m.toLowerCase());
+  if (!loginMethods.length) loginMethods.push('link');
+  for (const method of loginMethods) {
+    if (!LOGIN_METHODS.includes(method as LoginMethod)) throw new ConfigError(`LOGIN_METHODS must be a comma list of ${LOGIN_METHODS.join(', ')}; got "${method}".`);
+  }
+  const oidcIssuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
+  if (loginMethods.includes('oidc') && (!oidcIssuer || !env.OIDC_CLIENT_ID)) {
+    throw new ConfigError('LOGIN_METHODS includes oidc: set OIDC_ISSUER and OIDC_CLIENT_ID (and OIDC_CLIENT_SECRET for a confidential client).');
+  }
+  const authProxyTrustedCidrs = loginMethods.includes('proxy') ? list(env, 'AUTH_PROXY_TRUSTED_CIDRS') : [];
+  if (loginMethods.includes('proxy') && !authProxyTrustedCidrs.length) {
+    throw new ConfigError('LOGIN_METHODS includes proxy: set AUTH_PROXY_TRUSTED_CIDRS to the gateway addresses, such as 10.0.0.0/8 or 127.0.0.1/32.');
+  }
+  const authProxyTrusted = cidrs(authProxyTrustedCidrs);
+  const cimdAllowPrivateNetworks = bool(env, 'OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS', false);
+  if (production && cimdAllowPrivateNetworks) {
+    throw new ConfigError('OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true is refused when NODE_ENV=production: client metadata documents must come from the public internet.');
+  }
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
   return {
@@ -163,5 +208,33 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
     // A demo tenant with a printed key has no place on a production database unless asked for.
     seedDemo: bool(env, 'SEED_DEMO', !production),
+    demoOwnerEmail: (env.DEMO_OWNER_EMAIL || 'owner@demo.test').toLowerCase(),
+    loginMethods: loginMethods as LoginMethod[],
+    oidc: loginMethods.includes('oidc') ? { issuer: oidcIssuer!, clientId: env.OIDC_CLIENT_ID!, clientSecret: env.OIDC_CLIENT_SECRET || undefined } : undefined,
+    authProxyUserHeader: (env.AUTH_PROXY_USER_HEADER || 'X-Forwarded-Email').toLowerCase(),
+    authProxyTrustedCidrs,
+    authProxyTrusted,
+    oauth: {
+      accessTokenTtlS: integer(env, 'OAUTH_ACCESS_TOKEN_TTL_S', 3_600, 1, 86_400),
+      refreshTokenTtlS: integer(env, 'OAUTH_REFRESH_TOKEN_TTL_S', 30 * 86_400, 60, 365 * 86_400),
+      refreshReuseGraceS: integer(env, 'OAUTH_REFRESH_REUSE_GRACE_S', 120, 0, 3_600),
+      cimdAllowPrivateNetworks,
+      ipRateLimitPerMinute: integer(env, 'OAUTH_IP_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    },
   };
+}
+
+/** `10.0.0.0/8,127.0.0.1,::1/128` as a BlockList (a bare address is its own /32 or /128). */
+function cidrs(entries: string[]): BlockList {
+  const block = new BlockList();
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (!family || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32) || (bits !== undefined && !/^\d+$/.test(bits))) {
+      throw new ConfigError(`AUTH_PROXY_TRUSTED_CIDRS must be a comma list of addresses or CIDR ranges such as 10.0.0.0/8; got "${entry}".`);
+    }
+    block.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
+  }
+  return block;
 }

@@ -16,6 +16,7 @@ import { RequestCancellations1764620000000 } from './migrations/1764620000000-re
 import { SessionExpiry1764630000000 } from './migrations/1764630000000-session-expiry.js';
 import { ArticleWordCount1764650000000 } from './migrations/1764650000000-article-word-count.js';
 import { FairJobClaims1764660000000 } from './migrations/1764660000000-fair-job-claims.js';
+import { PeopleAndOauth1764700000000 } from './migrations/1764700000000-people-and-oauth.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   SessionExpiry1764630000000,
   ArticleWordCount1764650000000,
   FairJobClaims1764660000000,
+  PeopleAndOauth1764700000000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */

@@ -26,7 +26,7 @@ export class DemoSeed {
   /** Returns the demo API key, or null when the database already has accounts. */
   async seedIfEmpty(): Promise<{ key: string } | null> {
     if (!(await this.accounts.isEmpty())) return null;
-    const account = await this.accounts.create({ name: 'Demo', owner_email: 'owner@demo.invalid' });
+    const account = await this.accounts.create({ name: 'Demo', owner_email: 'owner@demo.test' });
     const project = await this.projects.create(account.id, { name: 'Demo blog' });
     for (const sample of SAMPLES) {
       await this.articles.create({ accountId: account.id, projectId: project.id }, sample);

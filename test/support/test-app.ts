@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
 import type { AppOptions } from '../../src/app.module.js';
+import { freePort } from '../../src/common/net.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 
 export interface TestApp {
@@ -20,7 +21,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Boots the real app (with `extraModules`, e.g. fixture tools) on the test run's Postgres, listening on a free loopback port. */
+/**
+ * Boots the real app (with `extraModules`, e.g. fixture tools) on the test run's Postgres, listening on
+ * a free loopback port chosen first, so `PUBLIC_URL` (the OAuth issuer, the metadata URLs) is the real address.
+ */
 export async function startTestApp(env: Record<string, string> = {}, extraModules: AppOptions['extraModules'] = []): Promise<TestApp> {
   const adminToken = 'test-admin-' + randomBytes(12).toString('hex');
   const dataDir = mkdtempSync(join(tmpdir(), 'reblog-data-'));
@@ -30,14 +34,13 @@ export async function startTestApp(env: Record<string, string> = {}, extraModule
     DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
-    PORT: '0',
+    PORT: String(env.PORT ?? (await freePort())),
     RATE_LIMIT_PER_SECOND: '100000',
     ...env,
   });
   const app = await createApp({ config, databaseUrl: config.databaseUrl!, adminToken, extraModules });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  const baseUrl = `http://127.0.0.1:${port}`;
+  await app.listen(config.port, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${config.port}`;
   let closed: Promise<void> | undefined;
   // Once: a test may close its app early (to wait for its shutdown) and leave the rest to afterAll.
   const close = () =>
