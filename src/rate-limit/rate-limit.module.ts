@@ -4,10 +4,10 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisSlidingWindowStore } from './redis-sliding-window.store.js';
+import { IpRateLimiter, RATE_LIMIT_STORE } from './ip-rate-limit.js';
 import { SlidingWindowStore, type RateLimitStore } from './sliding-window.store.js';
 
-/** Injection token of the {@link RateLimitStore}: Redis when `REDIS_URL` is set, else this process. */
-export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+export { RATE_LIMIT_STORE };
 
 /** The throttler of JSON-RPC requests on /mcp: `RATE_LIMIT_PER_SECOND` accepted per credential per sliding second. */
 export const PER_CREDENTIAL = 'per-credential';
@@ -28,10 +28,11 @@ export const RATE_LIMIT_WINDOW_MS = 1_000;
       useFactory: (config: AppConfig, metrics?: MetricsService): RateLimitStore =>
         config.redisUrl ? new RedisSlidingWindowStore(config.redisUrl, metrics) : new SlidingWindowStore(),
     },
+    IpRateLimiter,
   ],
-  exports: [RATE_LIMIT_STORE],
+  exports: [RATE_LIMIT_STORE, IpRateLimiter],
 })
-class RateLimitStoreModule {}
+export class RateLimitStoreModule {}
 
 /**
  * `@nestjs/throttler` set up for /mcp: its guard (see McpRateLimitGuard) with the store above, one
