@@ -17,7 +17,7 @@ describe('admin API: account and project members', () => {
   });
   afterAll(() => db?.drop());
 
-  const put = (path: string, body: unknown) => t.http.put(path).set('Authorization', `Bearer ${t.adminToken}`).send(body as object);
+  const put = (path: string, body: unknown) => call(t, 'put', path, body);
   const members = async (accountId: string) => (await admin(t, 'get', `/admin/v1/accounts/${accountId}/members?limit=200`, undefined, 200)).items;
   const projectMembers = async (projectId: string) => (await admin(t, 'get', `/admin/v1/projects/${projectId}/members?limit=200`, undefined, 200)).items;
   const ownerOf = async (accountId: string) => (await members(accountId)).find((m: { role: string }) => m.role === 'owner');

@@ -1,3 +1,4 @@
+import { call } from '../admin/admin-helpers.js';
 import { eventually, startInstances, type TestDatabase } from '../support/database.js';
 import { admin, newAccount, newGrant, newProject, withRole } from '../support/fixtures.js';
 import { callTool, rpc } from '../support/mcp-client.js';
@@ -36,7 +37,7 @@ describe('membership changes reach OAuth grants on every instance at their next 
     return Object.fromEntries((out.json.items as { id: string; role: string }[]).map((p) => [p.id, p.role]));
   };
   const put = async (path: string, body: object) => {
-    const res = await a.http.put(path).set('Authorization', `Bearer ${a.adminToken}`).send(body);
+    const res = await call(a, 'put', path, body);
     if (res.status !== 200) throw new Error(`PUT ${path} answered ${res.status}: ${res.text}`);
   };
   const soon = <T>(read: () => Promise<T>, done: (value: T) => boolean) => eventually(read, done, SOON, 20);
@@ -88,7 +89,7 @@ describe('membership changes reach OAuth grants on every instance at their next 
     const s = await setUp({ p1: 'editor', p2: 'viewer' });
     expect(Object.keys(await projects(s.token)).sort()).toEqual([s.p1, s.p2].sort());
 
-    const res = await a.http.delete(`/admin/v1/projects/${s.p1}/members/${s.userId}`).set('Authorization', `Bearer ${a.adminToken}`);
+    const res = await call(a, 'delete', `/admin/v1/projects/${s.p1}/members/${s.userId}`);
     expect(res.status).toBe(204);
     await soon(() => projects(s.token), (p) => !(s.p1 in p));
     expect(await projects(s.token)).toEqual({ [s.p2]: 'viewer' });
@@ -101,7 +102,7 @@ describe('membership changes reach OAuth grants on every instance at their next 
     const s = await setUp({ p1: 'editor', p2: 'editor' });
     expect(Object.keys(await projects(s.token))).toHaveLength(2);
 
-    const res = await a.http.delete(`/admin/v1/accounts/${s.accountId}/members/${s.userId}`).set('Authorization', `Bearer ${a.adminToken}`);
+    const res = await call(a, 'delete', `/admin/v1/accounts/${s.accountId}/members/${s.userId}`);
     expect(res.status).toBe(204);
     await soon(() => projects(s.token), (p) => Object.keys(p).length === 0);
     expect((await rpc(b, s.token, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
