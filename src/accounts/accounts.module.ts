@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
 
 @Module({
+  imports: [UsersModule],
   providers: [AccountsService, AccountsRepository],
   exports: [AccountsService],
 })

@@ -53,7 +53,7 @@ export class ProjectsController {
 }
 
 const keyView = ({ id, name, prefix, scopes, projects, revoked_at, created_at }: CredentialView) => ({ id, name, key_prefix: prefix, scopes, projects, revoked_at, created_at });
-const grantView = ({ id, name, prefix, scopes, projects, expires_at, revoked_at, created_at }: CredentialView) => ({
+const grantView = ({ id, name, prefix, scopes, projects, expires_at, revoked_at, created_at, source, user_id, client_id, revoked_reason }: CredentialView) => ({
   id,
   client_name: name,
   token_prefix: prefix,
@@ -62,6 +62,10 @@ const grantView = ({ id, name, prefix, scopes, projects, expires_at, revoked_at,
   expires_at,
   revoked_at,
   created_at,
+  source,
+  user_id,
+  client_id,
+  revoked_reason,
 });
 
 @ApiTags('credentials')

@@ -5,13 +5,15 @@ import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
+import { PeopleModule } from '../users/people.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
+import { MembersController, UsersController } from './people.controllers.js';
 import { TrashController } from './trash.controller.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule],
-  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController],
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule],
+  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController, UsersController, MembersController],
   providers: [AdminGuard],
 })
 export class AdminModule {}

@@ -32,14 +32,21 @@ const INSERT_LINKS = sql<[credentialId: string, accountId: string, projectIds: s
    SELECT $1::uuid, project_id, $2::uuid, role FROM unnest($3::uuid[], $4::text[]) AS l(project_id, role)`,
 );
 
-const PAGE = sql<[accountId: string, type: CredentialType, limit: number], Credential>(
+/** A credential as the admin lists show it: an OAuth grant with its client's current name. */
+export type ListedCredential = Credential & { client_name: string | null };
+
+// An OAuth grant is shown under its client's name (a metadata document may rename it); the client
+// may be gone (deleted: its grants are revoked), then the name the grant was made with stays.
+const PAGE = sql<[accountId: string, type: CredentialType, limit: number], ListedCredential>(
   'credentials.page',
-  `SELECT * FROM credentials WHERE account_id = $1 AND type = $2 ORDER BY id DESC LIMIT $3`,
+  `SELECT c.*, oc.client_name FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id
+    WHERE c.account_id = $1 AND c.type = $2 ORDER BY c.id DESC LIMIT $3`,
 );
 
-const PAGE_AFTER = sql<[accountId: string, type: CredentialType, after: string, limit: number], Credential>(
+const PAGE_AFTER = sql<[accountId: string, type: CredentialType, after: string, limit: number], ListedCredential>(
   'credentials.page_after',
-  `SELECT * FROM credentials WHERE account_id = $1 AND type = $2 AND id < $3 ORDER BY id DESC LIMIT $4`,
+  `SELECT c.*, oc.client_name FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id
+    WHERE c.account_id = $1 AND c.type = $2 AND c.id < $3 ORDER BY c.id DESC LIMIT $4`,
 );
 
 const LINKS = sql<[credentialIds: string[]], CredentialProject>('credentials.links', `SELECT * FROM credential_projects WHERE credential_id = ANY($1::uuid[])`);
@@ -101,7 +108,7 @@ export class CredentialsRepository {
   }
 
   /** An account's credentials of one type, newest first, up to `limit`, older than `after` if given. */
-  page(accountId: string, type: CredentialType, limit: number, after?: string): Promise<Credential[]> {
+  page(accountId: string, type: CredentialType, limit: number, after?: string): Promise<ListedCredential[]> {
     return after ? rows(this.db, PAGE_AFTER, [accountId, type, after, limit]) : rows(this.db, PAGE, [accountId, type, limit]);
   }
 

@@ -7,8 +7,8 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import type { Credential, CredentialProject, CredentialType } from './credential.entity.js';
-import { CredentialsRepository } from './credentials.repository.js';
+import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
+import { CredentialsRepository, type ListedCredential } from './credentials.repository.js';
 import { PrincipalResolver } from './principal.resolver.js';
 import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
 
@@ -29,6 +29,13 @@ export interface CredentialView {
   expires_at: Date | null;
   revoked_at: Date | null;
   created_at: Date;
+  /** `admin` (made here) or `oauth` (a person's consent). */
+  source: CredentialSource;
+  /** The person an OAuth grant acts for; null for admin-made credentials. */
+  user_id: string | null;
+  /** The OAuth client of the grant; null for admin-made credentials. */
+  client_id: string | null;
+  revoked_reason: RevokedReason | null;
 }
 
 /** API keys and grants: created with a secret shown once, listed without it, revoked at once. */
@@ -83,25 +90,37 @@ export class CredentialsService {
     return toPage(rows, limit, (c) => view(c, links.filter((l) => l.credential_id === c.id)));
   }
 
-  /** Revokes at once, in every instance (they drop their cached principal when told). */
+  /**
+   * Revokes at once, in every instance (they drop their cached principal when told). An OAuth grant
+   * has no secret hash of its own (its secrets are its tokens): every cached principal is dropped.
+   */
   async revoke(type: CredentialType, id: string): Promise<void> {
     const credential = await this.credentials.find(id, type);
     if (!credential) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
     if (!credential.revoked_at) await this.credentials.revoke(id, new Date(), 'admin');
-    await this.resolver.forget(credential.secret_hash);
+    await this.resolver.forget(credential.secret_hash ?? undefined);
   }
 }
 
-function view(c: Credential, links: CredentialProject[]): CredentialView {
+/**
+ * What the admin API shows of a credential. An OAuth grant goes by its client's current name, and
+ * has no expiry of its own: it lives while its client refreshes it.
+ */
+function view(c: Credential | ListedCredential, links: CredentialProject[]): CredentialView {
+  const oauth = c.source === 'oauth';
   return {
     id: c.id,
     type: c.type,
-    name: c.name,
+    name: (oauth && 'client_name' in c ? c.client_name : null) ?? c.name,
     prefix: c.secret_prefix,
     scopes: c.scopes,
     projects: links.map((l) => ({ project_id: l.project_id, role: l.role })),
-    expires_at: c.expires_at,
+    expires_at: oauth ? null : c.expires_at,
     revoked_at: c.revoked_at,
     created_at: c.created_at,
+    source: c.source,
+    user_id: c.user_id,
+    client_id: c.client_id,
+    revoked_reason: c.revoked_reason,
   };
 }

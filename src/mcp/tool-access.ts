@@ -41,6 +41,9 @@ export class ToolAccess {
 
   private visible(principal: Principal, definition: ToolDefinition): boolean {
     if (!principal.scopes.has(definition.scope)) return false;
+    // A credential that reaches no project (an OAuth grant whose person lost every one, oauth.md) still
+    // has list_projects, which answers that it reaches nothing, and no other tool.
+    if (principal.projects.size === 0) return definition.name === 'list_projects';
     for (const project of principal.projects.values()) if (permits(project, definition)) return true;
     return false;
   }

@@ -23,3 +23,20 @@ export interface ProjectRoleRow {
   name: string;
   role: 'viewer' | 'editor' | 'owner';
 }
+
+/** A person's membership of an account. */
+export interface AccountMember {
+  account_id: string;
+  user_id: string;
+  role: AccountRole;
+}
+
+/** A person's own role on a project (an account owner is `owner` on every project whatever this says). */
+export interface ProjectMember {
+  project_id: string;
+  user_id: string;
+  role: 'viewer' | 'editor' | 'owner';
+}
+
+/** A row of a members list: the member, their email, and where the row stands in the list (for its cursor). */
+export type Listed<M> = M & { email: string; position: string };

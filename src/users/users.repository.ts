@@ -13,6 +13,24 @@ const INSERT = sql<[id: string, email: string, name: string | null], User>(
 const FIND = sql<[id: string], User>('users.find', `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`);
 const FIND_BY_EMAIL = sql<[email: string], User>('users.find_by_email', `SELECT ${USER_COLUMNS} FROM users WHERE email = lower($1)`);
 
+// The admin list: every user, or the one with an email (any case); newest first, after a cursor's id.
+const PAGE = sql<[email: string | null, after: string | null, limit: number], User>(
+  'users.page',
+  `SELECT ${USER_COLUMNS} FROM users
+    WHERE ($1::text IS NULL OR email = lower($1)) AND ($2::uuid IS NULL OR id < $2)
+    ORDER BY id DESC LIMIT $3`,
+);
+
+// Null leaves a field as it is; disabling keeps the first disabled_at.
+const UPDATE = sql<[id: string, setName: boolean, name: string | null, disabled: boolean | null], User>(
+  'users.update',
+  `UPDATE users
+      SET name = CASE WHEN $2 THEN $3 ELSE name END,
+          disabled_at = CASE WHEN $4::boolean IS NULL THEN disabled_at WHEN $4 THEN coalesce(disabled_at, now()) ELSE NULL END
+    WHERE id = $1
+   RETURNING ${USER_COLUMNS}`,
+);
+
 const MEMBERSHIPS = sql<[userId: string], Membership>(
   'users.memberships',
   `SELECT m.account_id, a.name AS account_name, m.role
@@ -47,6 +65,19 @@ export class UsersRepository {
 
   findByEmail(email: string, db: Queryable = this.db): Promise<User | null> {
     return row(db, FIND_BY_EMAIL, [email]);
+  }
+
+  /** Up to `limit` users, newest first, older than `after` when given, only the one with `email` (any case) when given. */
+  page(email: string | undefined, limit: number, after?: string, db: Queryable = this.db): Promise<User[]> {
+    return rows(db, PAGE, [email ?? null, after ?? null, limit]);
+  }
+
+  /**
+   * Sets the name (when `name` is not undefined; null clears it) and the disabled state (when
+   * `disabled` is given); null when there is no such user.
+   */
+  update(id: string, fields: { name?: string | null; disabled?: boolean }, db: Queryable = this.db): Promise<User | null> {
+    return row(db, UPDATE, [id, fields.name !== undefined, fields.name ?? null, fields.disabled ?? null]);
   }
 
   /** The accounts a person belongs to, oldest first. */

@@ -3,7 +3,7 @@ import { MISSING_ID, newAccount } from '../support/fixtures.js';
 import { call, expectError } from './admin-helpers.js';
 
 /** Every admin endpoint of admin-api.md, with ids filled in by `ids`. */
-const ENDPOINTS: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; openapi: string }[] = [
+const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; openapi: string }[] = [
   { method: 'post', path: '/admin/v1/accounts', openapi: '/admin/v1/accounts' },
   { method: 'get', path: '/admin/v1/accounts/:account', openapi: '/admin/v1/accounts/{account_id}' },
   { method: 'post', path: '/admin/v1/accounts/:account/projects', openapi: '/admin/v1/accounts/{account_id}/projects' },
@@ -19,6 +19,17 @@ const ENDPOINTS: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; op
   { method: 'get', path: '/admin/v1/accounts/:account/jobs', openapi: '/admin/v1/accounts/{account_id}/jobs' },
   { method: 'get', path: '/admin/v1/projects/:id/trash', openapi: '/admin/v1/projects/{project_id}/trash' },
   { method: 'post', path: '/admin/v1/articles/:id/restore', openapi: '/admin/v1/articles/{article_id}/restore' },
+  // People (oauth.md "Admin endpoints").
+  { method: 'post', path: '/admin/v1/users', openapi: '/admin/v1/users' },
+  { method: 'get', path: '/admin/v1/users', openapi: '/admin/v1/users' },
+  { method: 'get', path: '/admin/v1/users/:id', openapi: '/admin/v1/users/{user_id}' },
+  { method: 'patch', path: '/admin/v1/users/:id', openapi: '/admin/v1/users/{user_id}' },
+  { method: 'put', path: '/admin/v1/accounts/:account/members/:id', openapi: '/admin/v1/accounts/{account_id}/members/{user_id}' },
+  { method: 'get', path: '/admin/v1/accounts/:account/members', openapi: '/admin/v1/accounts/{account_id}/members' },
+  { method: 'delete', path: '/admin/v1/accounts/:account/members/:id', openapi: '/admin/v1/accounts/{account_id}/members/{user_id}' },
+  { method: 'put', path: `/admin/v1/projects/:id/members/${MISSING_ID}`, openapi: '/admin/v1/projects/{project_id}/members/{user_id}' },
+  { method: 'get', path: '/admin/v1/projects/:id/members', openapi: '/admin/v1/projects/{project_id}/members' },
+  { method: 'delete', path: `/admin/v1/projects/:id/members/${MISSING_ID}`, openapi: '/admin/v1/projects/{project_id}/members/{user_id}' },
 ];
 
 describe('admin API: authentication, documents and HTTP edges', () => {

@@ -6,8 +6,10 @@ import { call, expectError } from './admin-helpers.js';
 
 const KEY_CREATED = ['created_at', 'id', 'key', 'key_prefix', 'name', 'projects', 'scopes'];
 const KEY_LISTED = ['created_at', 'id', 'key_prefix', 'name', 'projects', 'revoked_at', 'scopes'];
-const GRANT_CREATED = ['access_token', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'scopes'];
-const GRANT_LISTED = ['client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_at', 'scopes', 'token_prefix'];
+const GRANT_CREATED = ['access_token', 'client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_reason', 'scopes', 'source', 'user_id'];
+const GRANT_LISTED = ['client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_at', 'revoked_reason', 'scopes', 'source', 'token_prefix', 'user_id'];
+/** What every admin-made grant answers besides its own fields (oauth.md: grants carry their source, person and client). */
+const ADMIN_GRANT = { source: 'admin', user_id: null, client_id: null, revoked_reason: null };
 
 describe('admin API: API keys and grants', () => {
   let t: TestApp;
@@ -204,6 +206,7 @@ describe('admin API: API keys and grants', () => {
         projects: [{ project_id: projectA, role: 'owner' }],
         expires_at: null,
         created_at: expect.stringMatching(ISO),
+        ...ADMIN_GRANT,
       });
     });
 
@@ -232,6 +235,7 @@ describe('admin API: API keys and grants', () => {
         expires_at: created.expires_at,
         revoked_at: null,
         created_at: created.created_at,
+        ...ADMIN_GRANT,
       });
       for (const item of res.body.items) expect(item).not.toHaveProperty('access_token');
     });

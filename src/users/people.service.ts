@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { PrincipalResolver } from '../auth/principal.resolver.js';
+import { DomainError } from '../common/domain-error.js';
+import { newId } from '../common/ids.js';
+import { decodeCursor, toPage, type Page } from '../common/pagination.js';
+import type { AccountRole, User } from './user.js';
+import { UsersRepository } from './users.repository.js';
+
+/** A user with the accounts they belong to. */
+export interface UserWithAccounts extends User {
+  accounts: { account_id: string; role: AccountRole }[];
+}
+
+/** People as the operator manages them: added by email, renamed, disabled. */
+@Injectable()
+export class PeopleService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly resolver: PrincipalResolver,
+  ) {}
+
+  /** A new person; `conflict` when the email is taken in any case (the unique index decides, so two at once cannot both win). */
+  async create(input: { email: string; name?: string }): Promise<User> {
+    const user = await this.users.insert(newId(), input.email, input.name ?? null);
+    if (user) return user;
+    const existing = await this.users.findByEmail(input.email);
+    throw new DomainError('conflict', `A user with the email ${input.email.toLowerCase()} exists already${existing ? ` (id ${existing.id})` : ''}; emails are unique whatever their case.`, existing ? { user_id: existing.id } : undefined);
+  }
+
+  /** Every user, newest first, or the one with `email` (any case). */
+  async list(email: string | undefined, limit = 50, cursor?: string): Promise<Page<User>> {
+    return toPage(await this.users.page(email, limit + 1, decodeCursor(cursor)), limit, (u) => u);
+  }
+
+  async get(id: string): Promise<UserWithAccounts> {
+    const user = await this.users.find(id);
+    if (!user) throw DomainError.notFound('user', id);
+    const accounts = (await this.users.memberships(id)).map(({ account_id, role }) => ({ account_id, role }));
+    return { ...user, accounts };
+  }
+
+  /**
+   * Renames or disables (enables) a person. Disabling ends what their grants reach at their next
+   * request, on every instance: the cached principals are dropped everywhere.
+   */
+  async update(id: string, input: { name?: string | null; disabled?: boolean }): Promise<User> {
+    const user = await this.users.update(id, input);
+    if (!user) throw DomainError.notFound('user', id);
+    if (input.disabled !== undefined) await this.resolver.forget();
+    return user;
+  }
+}
