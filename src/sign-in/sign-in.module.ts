@@ -32,7 +32,14 @@ export class SignInModule implements NestModule {
         { path: 'oauth/login/oidc', method: RequestMethod.GET },
         { path: 'oauth/callback/oidc', method: RequestMethod.GET },
       );
-    // Every /oauth and /console path (the middleware itself leaves the client endpoints alone).
-    consumer.apply(ProxySignInMiddleware).forRoutes({ path: 'oauth/*path', method: RequestMethod.ALL }, { path: 'console', method: RequestMethod.ALL }, { path: 'console/*path', method: RequestMethod.ALL });
+    // Every /oauth and /console path, `/console/` and `/console` included (strict routing); the middleware
+    // itself leaves the client endpoints of /oauth alone.
+    consumer
+      .apply(ProxySignInMiddleware)
+      .forRoutes(
+        { path: 'oauth/{*path}', method: RequestMethod.ALL },
+        { path: 'console', method: RequestMethod.ALL },
+        { path: 'console/{*path}', method: RequestMethod.ALL },
+      );
   }
 }
