@@ -99,7 +99,7 @@ export class OidcSignInService {
       claims = tokens.claims()!;
       accessToken = tokens.access_token;
     } catch (err) {
-      this.log.warn(`OIDC code exchange refused: ${(err as Error).message}`);
+      this.log.warn(`OIDC code exchange refused: ${reason(err)}`);
       return this.refuse(res, 400, 'The answer of your identity provider could not be verified. Start again.');
     }
     const { email, verified } = await this.email(provider, claims, accessToken);
@@ -125,7 +125,7 @@ export class OidcSignInService {
         email ??= info.email;
         email_verified ??= info.email_verified;
       } catch (err) {
-        this.log.warn(`OIDC userinfo failed: ${(err as Error).message}`);
+        this.log.warn(`OIDC userinfo failed: ${reason(err)}`);
       }
     }
     return { email: typeof email === 'string' && email.includes('@') ? email.trim().toLowerCase() : null, verified: email_verified === true };
@@ -147,7 +147,7 @@ export class OidcSignInService {
       return await this.discovered;
     } catch (err) {
       this.discovered = undefined;
-      this.log.warn(`OIDC discovery of ${settings.issuer} failed: ${(err as Error).message}`);
+      this.log.warn(`OIDC discovery of ${settings.issuer} failed: ${reason(err)}`);
       this.refuse(res, 503, 'Your identity provider cannot be reached right now. Try again in a minute.');
       return null;
     }
@@ -160,4 +160,10 @@ export class OidcSignInService {
   private refuse(res: Response, status: number, message: string): void {
     refusedPage(res, { title: status === 403 ? 'Not signed in' : 'Sign-in failed', status, message, again: status !== 403 });
   }
+}
+
+/** An error's message with its cause's (openid-client wraps network failures as "something went wrong"). */
+function reason(err: unknown): string {
+  const cause = (err as Error).cause;
+  return cause instanceof Error ? `${(err as Error).message} (${cause.message})` : (err as Error).message;
 }

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { affected, row, run, sql, type Queryable } from '../../database/sql.js';
 
+const UNIQUE_VIOLATION = '23505';
+
 /** A sign-in waiting for the identity provider's answer: what the callback must check it against. */
 export interface PendingOidcSignIn {
   code_verifier: string;
@@ -23,13 +25,13 @@ const CONSUME = sql<[stateHash: Buffer], PendingOidcSignIn>(
 const PURGE = sql<[]>('oidc_sign_ins.purge', `DELETE FROM oidc_sign_ins WHERE expires_at <= now()`);
 
 // The identity of the provider is bound to the person on their first sign-in, and must match later:
-// no row is answered when the person is bound to another subject of the same issuer. (A new issuer,
-// as when the operator moves to another provider, binds again.) The (issuer, subject) pair is
-// unique: a subject bound to another person fails with a unique violation.
+// no row is answered when the person is bound to another subject of the same issuer, or the subject
+// to another person. (A new issuer, as when the operator moves to another provider, binds again.)
 const BIND = sql<[userId: string, issuer: string, subject: string], { id: string }>(
   'users.bind_oidc',
   `UPDATE users SET oidc_issuer = $2, oidc_subject = $3
     WHERE id = $1 AND (oidc_issuer IS DISTINCT FROM $2 OR oidc_subject = $3)
+      AND NOT EXISTS (SELECT 1 FROM users other WHERE other.oidc_issuer = $2 AND other.oidc_subject = $3 AND other.id <> $1)
    RETURNING id`,
 );
 
@@ -59,7 +61,9 @@ export class OidcRepository {
     try {
       return (await row(db, BIND, [userId, issuer, subject])) !== null;
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') return false;
+      // Two first sign-ins of one subject at once: the (issuer, subject) pair is unique.
+      const e = err as { code?: string; driverError?: { code?: string } };
+      if ((e.code ?? e.driverError?.code) === UNIQUE_VIOLATION) return false;
       throw err;
     }
   }
