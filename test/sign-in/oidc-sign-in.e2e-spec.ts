@@ -1,5 +1,6 @@
 import { OAuth2Server } from 'oauth2-mock-server';
 import { freePort } from '../../src/common/net.js';
+import { startInstances } from '../support/database.js';
 import { newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { PAGE_CSP, sessionsOf, setCookies, sqlOn } from './sign-in-helpers.js';
@@ -254,6 +255,33 @@ describe('oidc sign-in (oauth2-mock-server)', () => {
     const res = await signIn('https://evil.test/');
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/console/');
+  });
+});
+
+describe('oidc sign-in across instances', () => {
+  it('a sign-in started on one instance finishes on another (same PUBLIC_URL, one database)', async () => {
+    const idp = new OAuth2Server();
+    await idp.issuer.keys.generate('RS256');
+    await idp.start(0, '127.0.0.1');
+    const port = await freePort();
+    const env = { LOGIN_METHODS: 'oidc', OIDC_ISSUER: idp.issuer.url!, OIDC_CLIENT_ID: 'reblog-test', PUBLIC_URL: `http://127.0.0.1:${port}` };
+    const { db, apps } = await startInstances({ ...env, PORT: String(port) }, env);
+    try {
+      const [a, b] = apps;
+      const person = await newUser(a);
+      idp.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => Object.assign(token.payload, { email: person.email, email_verified: true }));
+      const started = await a.http.get('/oauth/login/oidc');
+      const cookie = `rb_oidc_state=${setCookies(started).rb_oidc_state.value}`;
+      const atProvider = await fetch(started.headers.location, { redirect: 'manual' });
+      const callback = new URL(atProvider.headers.get('location')!);
+      const res = await b.http.get(callback.pathname + callback.search).set('Cookie', cookie);
+      expect(res.status).toBe(303);
+      expect(setCookies(res).rb_session).toBeDefined();
+      expect(await sessionsOf(b, person.id)).toBe(1);
+    } finally {
+      await db.drop();
+      await idp.stop();
+    }
   });
 });
 
