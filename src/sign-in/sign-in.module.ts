@@ -21,7 +21,7 @@ import { SignInService } from './sign-in.service.js';
   imports: [LoginLinksModule, UsersModule, WebModule, RateLimitStoreModule],
   controllers: [SignInController],
   providers: [SignInService, LoginCsrf, OidcSignInService, OidcRepository, ProxySignInMiddleware, LoginRateLimitMiddleware],
-  exports: [SignInService, LoginLinksModule],
+  exports: [SignInService],
 })
 export class SignInModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import request from 'supertest';
 import { freePort } from '../../src/common/net.js';
+import { createDatabase, withClient } from '../support/database.js';
 import { newUser } from '../support/people.js';
 import { ensureBuilt, killAll, spawnServer } from '../support/server-process.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -136,6 +137,20 @@ describe('the demo owner’s sign-in link and npm run login-link', () => {
     await again.stop('SIGTERM');
     expect(again.output()).not.toMatch(/Sign in as|Demo tenant created/);
   }, 240_000);
+
+  it('DEMO_OWNER_EMAIL names the demo owner: the first start on an empty DATABASE_URL prints their link', async () => {
+    const db = await createDatabase();
+    try {
+      const server = await db.server({ SEED_DEMO: 'true', DEMO_OWNER_EMAIL: 'Boss@Demo.test' });
+      const [, email, url] = await server.waitFor(LINK_LINE);
+      expect(email).toBe('boss@demo.test');
+      expect(await follow(server.baseUrl, url)).toMatchObject({ status: 303, location: '/console/' });
+      const { rows } = await withClient(db.url, (c) => c.query(`SELECT u.email, m.role FROM account_members m JOIN users u ON u.id = m.user_id`));
+      expect(rows).toEqual([{ email: 'boss@demo.test', role: 'owner' }]);
+    } finally {
+      await db.drop();
+    }
+  }, 120_000);
 
   it('a DATA_DIR with no database yet: says to start the server first', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'reblog-signin-'));
