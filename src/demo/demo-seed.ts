@@ -2,13 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { CredentialsService } from '../auth/credentials.service.js';
-import { newId } from '../common/ids.js';
 import { SCOPES } from '../common/tool-names.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { LoginLinksService } from '../sign-in/login-links.service.js';
-import { DemoOwnerRepository } from './demo-owner.repository.js';
+import { UsersService } from '../users/users.service.js';
 
 const SAMPLES = [
   { title: 'Welcome to the Demo blog', tags: ['news'], status: 'published' as const, body: '# Welcome\n\nThis blog is served by Reblog MCP. Ask your AI client to list, read or write articles here.' },
@@ -32,7 +31,7 @@ export class DemoSeed {
     private readonly projects: ProjectsService,
     private readonly articles: ArticlesService,
     private readonly credentials: CredentialsService,
-    private readonly owners: DemoOwnerRepository,
+    private readonly users: UsersService,
     private readonly links: LoginLinksService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -41,8 +40,10 @@ export class DemoSeed {
   async seedIfEmpty(): Promise<DemoTenant | null> {
     if (!(await this.accounts.isEmpty())) return null;
     const email = this.config.demoOwnerEmail;
+    // Creating the account makes its owner a person and an owner member.
     const account = await this.accounts.create({ name: 'Demo', owner_email: email });
-    const ownerId = await this.owners.ensureOwner(newId(), email, account.id);
+    const owner = await this.users.findByEmail(email);
+    if (!owner) throw new Error(`The demo account's owner ${email} was not made a user.`);
     const project = await this.projects.create(account.id, { name: 'Demo blog' });
     for (const sample of SAMPLES) {
       await this.articles.create({ accountId: account.id, projectId: project.id }, sample);
@@ -52,7 +53,7 @@ export class DemoSeed {
       scopes: [...SCOPES],
       projects: [{ project_id: project.id, role: 'owner' }],
     });
-    const link = await this.links.create(ownerId);
+    const link = await this.links.create(owner.id);
     return { key: secret, owner: { email, signInUrl: link.url, expiresAt: link.expires_at } };
   }
 }

@@ -4,12 +4,12 @@ import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { LoginLinksModule } from '../sign-in/login-links.module.js';
-import { DemoOwnerRepository } from './demo-owner.repository.js';
+import { UsersModule } from '../users/users.module.js';
 import { DemoSeed } from './demo-seed.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, ArticlesModule, AuthModule, LoginLinksModule],
-  providers: [DemoSeed, DemoOwnerRepository],
+  imports: [AccountsModule, ProjectsModule, ArticlesModule, AuthModule, UsersModule, LoginLinksModule],
+  providers: [DemoSeed],
   exports: [DemoSeed],
 })
 export class DemoModule {}
