@@ -23,7 +23,7 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', swc],
     '^.+\\.m?js$': ['@swc/jest', swcJs],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|openid-client|oauth4webapi|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|openid-client|oauth4webapi|jose|oauth2-mock-server|is-plain-obj)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

@@ -10,6 +10,7 @@ import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { SignInModule } from './sign-in/sign-in.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebModule } from './web/web.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         ToolsModule,
         UsersModule,
         WebModule,
+        SignInModule,
         DemoModule,
         ...extraModules,
       ],

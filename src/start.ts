@@ -109,6 +109,9 @@ export async function start({ extraModules }: Pick<AppOptions, 'extraModules'> =
     if (demo && !config.production) {
       say(`Demo tenant created. API key (shown once): ${demo.key}`);
       say(`Connect Claude Code: claude mcp add --transport http reblog ${mcpUrl} --header "Authorization: Bearer ${demo.key}"`);
+      const minutes = Math.round((demo.owner.expiresAt.getTime() - Date.now()) / 60_000);
+      say(`Sign in as ${demo.owner.email}: ${demo.owner.signInUrl}`);
+      say(`  (works once, for ${minutes} minutes; npm run login-link -- ${demo.owner.email} prints another)`);
     }
   } catch (err) {
     process.stderr.write(`Reblog MCP could not start: ${(err as Error).message}\n`);

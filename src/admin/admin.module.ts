@@ -8,12 +8,14 @@ import { ProjectsModule } from '../projects/projects.module.js';
 import { PeopleModule } from '../users/people.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
+import { LoginLinksController } from './login-links.controller.js';
 import { MembersController, UsersController } from './people.controllers.js';
 import { TrashController } from './trash.controller.js';
+import { LoginLinksModule } from '../sign-in/login-links.module.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule],
-  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController, UsersController, MembersController],
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule, LoginLinksModule],
+  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController, UsersController, MembersController, LoginLinksController],
   providers: [AdminGuard],
 })
 export class AdminModule {}

@@ -17,6 +17,7 @@ import { SessionExpiry1764630000000 } from './migrations/1764630000000-session-e
 import { ArticleWordCount1764650000000 } from './migrations/1764650000000-article-word-count.js';
 import { FairJobClaims1764660000000 } from './migrations/1764660000000-fair-job-claims.js';
 import { PeopleAndOauth1764700000000 } from './migrations/1764700000000-people-and-oauth.js';
+import { SignIn1764700010000 } from './migrations/1764700010000-sign-in.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   ArticleWordCount1764650000000,
   FairJobClaims1764660000000,
   PeopleAndOauth1764700000000,
+  SignIn1764700010000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */

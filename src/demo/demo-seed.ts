@@ -1,9 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { CredentialsService } from '../auth/credentials.service.js';
 import { SCOPES } from '../common/tool-names.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import { ProjectsService } from '../projects/projects.service.js';
+import { LoginLinksService } from '../sign-in/login-links.service.js';
+import { UsersService } from '../users/users.service.js';
 
 const SAMPLES = [
   { title: 'Welcome to the Demo blog', tags: ['news'], status: 'published' as const, body: '# Welcome\n\nThis blog is served by Reblog MCP. Ask your AI client to list, read or write articles here.' },
@@ -13,6 +17,12 @@ const SAMPLES = [
   { title: 'Notes on caching', tags: ['engineering'], status: 'draft' as const, body: 'Cache what is expensive and rarely changes; give every entry a reason to expire.' },
 ];
 
+/** What the first start made: the demo API key, and a sign-in link for the demo owner. */
+export interface DemoTenant {
+  key: string;
+  owner: { email: string; signInUrl: string; expiresAt: Date };
+}
+
 /** The first start on an empty database creates a demo tenant, so a client can connect at once. */
 @Injectable()
 export class DemoSeed {
@@ -21,12 +31,19 @@ export class DemoSeed {
     private readonly projects: ProjectsService,
     private readonly articles: ArticlesService,
     private readonly credentials: CredentialsService,
+    private readonly users: UsersService,
+    private readonly links: LoginLinksService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Returns the demo API key, or null when the database already has accounts. */
-  async seedIfEmpty(): Promise<{ key: string } | null> {
+  /** Returns the demo API key and the owner's sign-in link, or null when the database already has accounts. */
+  async seedIfEmpty(): Promise<DemoTenant | null> {
     if (!(await this.accounts.isEmpty())) return null;
-    const account = await this.accounts.create({ name: 'Demo', owner_email: 'owner@demo.test' });
+    const email = this.config.demoOwnerEmail;
+    // Creating the account makes its owner a person and an owner member.
+    const account = await this.accounts.create({ name: 'Demo', owner_email: email });
+    const owner = await this.users.findByEmail(email);
+    if (!owner) throw new Error(`The demo account's owner ${email} was not made a user.`);
     const project = await this.projects.create(account.id, { name: 'Demo blog' });
     for (const sample of SAMPLES) {
       await this.articles.create({ accountId: account.id, projectId: project.id }, sample);
@@ -36,6 +53,7 @@ export class DemoSeed {
       scopes: [...SCOPES],
       projects: [{ project_id: project.id, role: 'owner' }],
     });
-    return { key: secret };
+    const link = await this.links.create(owner.id);
+    return { key: secret, owner: { email, signInUrl: link.url, expiresAt: link.expires_at } };
   }
 }

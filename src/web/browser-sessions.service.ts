@@ -12,6 +12,9 @@ export const SESSION_COOKIE = 'rb_session';
 /** A sign-in lasts 12 hours. */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
+// Sessions started while serving a request, so the rest of that request sees them (its cookie header is the old one).
+const startedBy = new WeakMap<Request, string>();
+
 /** A signed-in person in a browser: who, the hash naming the session, and the token its forms carry. */
 export interface BrowserSession {
   idHash: Buffer;
@@ -35,17 +38,24 @@ export class BrowserSessionsService {
     this.secure = config.publicUrl.startsWith('https:');
   }
 
-  /** Signs the person in: a new session and its cookie. */
-  async start(res: Response, userId: string): Promise<void> {
+  /**
+   * Signs the person in: a new session and its cookie. With `req`, the session the request came with
+   * (another person's, or an older one) ends, and the rest of this request sees the new one
+   * ({@link current}), as a sign-in by the gateway's header must before the page it asked for.
+   */
+  async start(res: Response, userId: string, req?: Request): Promise<void> {
+    const previous = req && this.secretOf(req);
+    if (previous) await this.sessions.delete(hashSecret(previous));
     const secret = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
     await this.sessions.insert(hashSecret(secret), userId, randomBytes(24).toString('base64url'), expiresAt);
     res.cookie(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secure, maxAge: SESSION_TTL_MS });
+    if (req) startedBy.set(req, secret);
   }
 
   /** The session the request's cookie names, or null (none, unknown, expired, or its person disabled). */
   async current(req: Request): Promise<BrowserSession | null> {
-    const secret = parse(req.headers.cookie ?? '')[SESSION_COOKIE];
+    const secret = this.secretOf(req);
     if (!secret || secret.length > 100) return null;
     const found = await this.sessions.find(hashSecret(secret));
     if (!found) return null;
@@ -60,8 +70,14 @@ export class BrowserSessionsService {
 
   /** Signs out: the row goes (every instance) and the cookie is cleared. */
   async end(req: Request, res: Response): Promise<void> {
-    const session = await this.current(req);
-    if (session) await this.sessions.delete(session.idHash);
+    const secret = this.secretOf(req);
+    if (secret) await this.sessions.delete(hashSecret(secret));
+    startedBy.delete(req);
     res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: this.secure });
+  }
+
+  /** The session secret of this request: the one started while serving it, else its cookie's. */
+  private secretOf(req: Request): string | undefined {
+    return startedBy.get(req) ?? parse(req.headers.cookie ?? '')[SESSION_COOKIE];
   }
 }

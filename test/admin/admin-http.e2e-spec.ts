@@ -30,6 +30,7 @@ const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: st
   { method: 'put', path: `/admin/v1/projects/:id/members/${MISSING_ID}`, openapi: '/admin/v1/projects/{project_id}/members/{user_id}' },
   { method: 'get', path: '/admin/v1/projects/:id/members', openapi: '/admin/v1/projects/{project_id}/members' },
   { method: 'delete', path: `/admin/v1/projects/:id/members/${MISSING_ID}`, openapi: '/admin/v1/projects/{project_id}/members/{user_id}' },
+  { method: 'post', path: '/admin/v1/users/:id/login-links', openapi: '/admin/v1/users/{user_id}/login-links' },
 ];
 
 describe('admin API: authentication, documents and HTTP edges', () => {

@@ -1,0 +1,45 @@
+import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { WebModule } from '../web/web.module.js';
+import { LoginCsrf } from './login-csrf.js';
+import { LoginLinksModule } from './login-links.module.js';
+import { LoginRateLimitMiddleware } from './login-rate-limit.middleware.js';
+import { OidcSignInService } from './oidc/oidc-sign-in.service.js';
+import { OidcRepository } from './oidc/oidc.repository.js';
+import { ProxySignInMiddleware } from './proxy-sign-in.middleware.js';
+import { SignInController } from './sign-in.controller.js';
+import { SignInService } from './sign-in.service.js';
+
+/**
+ * Signing people in (spec/oauth.md "Sign-in"): `link` (single-use login links), `oidc` (the company's
+ * identity provider) and `proxy` (a trusted gateway's header), each ending in an `rb_session`
+ * browser session. Exports {@link SignInService} for the pages whose visitor must sign in first
+ * (consent, console): `showSignIn(req, res, { return_to })`.
+ */
+@Module({
+  imports: [LoginLinksModule, UsersModule, WebModule, RateLimitStoreModule],
+  controllers: [SignInController],
+  providers: [SignInService, LoginCsrf, OidcSignInService, OidcRepository, ProxySignInMiddleware, LoginRateLimitMiddleware],
+  exports: [SignInService],
+})
+export class SignInModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(LoginRateLimitMiddleware)
+      .forRoutes(
+        { path: 'oauth/login', method: RequestMethod.ALL },
+        { path: 'oauth/login/oidc', method: RequestMethod.GET },
+        { path: 'oauth/callback/oidc', method: RequestMethod.GET },
+      );
+    // Every /oauth and /console path, `/console/` and `/console` included (strict routing); the middleware
+    // itself leaves the client endpoints of /oauth alone.
+    consumer
+      .apply(ProxySignInMiddleware)
+      .forRoutes(
+        { path: 'oauth/{*path}', method: RequestMethod.ALL },
+        { path: 'console', method: RequestMethod.ALL },
+        { path: 'console/{*path}', method: RequestMethod.ALL },
+      );
+  }
+}
