@@ -10,6 +10,7 @@ import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebModule } from './web/web.module.js';
@@ -45,6 +46,7 @@ export class AppModule {
         MetricsModule,
         AdminModule,
         McpModule,
+        OAuthModule,
         ToolsModule,
         UsersModule,
         WebModule,
