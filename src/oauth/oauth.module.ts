@@ -1,7 +1,13 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { OriginGuard } from '../mcp/mcp.guards.js';
+import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
+import { OAuthClientsRepository } from './clients/oauth-clients.repository.js';
+import { OAuthClientsService } from './clients/oauth-clients.service.js';
+import { RegistrationController } from './clients/registration.controller.js';
 import { WellKnownController } from './discovery/well-known.controller.js';
+import { IpRateLimitGuard } from './ip-rate-limit.guard.js';
 import { OAuthEdgeMiddleware, OAuthFallback } from './oauth-edge.js';
+import { OAuthPurgeService } from './oauth-purge.service.js';
 
 /**
  * The OAuth 2.1 authorization server of /mcp (spec/oauth.md): discovery, client registration and
@@ -9,9 +15,19 @@ import { OAuthEdgeMiddleware, OAuthFallback } from './oauth-edge.js';
  * product's own credential record, so /mcp needs no second path for it.
  */
 @Module({
-  controllers: [WellKnownController],
-  // OriginGuard is stateless (built from the config): the Host rule is its check, reused here.
-  providers: [OriginGuard, OAuthEdgeMiddleware, OAuthFallback],
+  imports: [RateLimitStoreModule],
+  controllers: [WellKnownController, RegistrationController],
+  providers: [
+    // OriginGuard is stateless (built from the config): the Host rule is its check, reused here.
+    OriginGuard,
+    OAuthEdgeMiddleware,
+    OAuthFallback,
+    IpRateLimitGuard,
+    OAuthClientsService,
+    OAuthClientsRepository,
+    OAuthPurgeService,
+  ],
+  exports: [OAuthClientsService],
 })
 export class OAuthModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

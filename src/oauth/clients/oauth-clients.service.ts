@@ -1,11 +1,56 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '../../auth/secrets.js';
+import { OAuthError } from '../oauth-error.js';
+import { checkClientMetadata } from './client-metadata.js';
 import type { OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
 
-/** OAuth clients: registered ones and (to come in this module) those described by a Client ID Metadata Document. */
+/** The largest registration body accepted (spec/oauth.md "Clients"); the server-wide JSON limit is 1 MiB. */
+export const MAX_REGISTRATION_BYTES = 16 * 1024;
+export const CLIENT_SECRET_PREFIX = 'rbcs_';
+/** Clients deleted per statement by the purge. */
+const PURGE_BATCH = 500;
+
+/** A registration request as the controller read it. */
+export interface RegistrationRequest {
+  body: unknown;
+  /** The body's size in bytes, as sent. */
+  size: number;
+  /** Whether it was sent as JSON. */
+  json: boolean;
+}
+
+/** OAuth clients: registered ones (RFC 7591) and those described by a Client ID Metadata Document. */
 @Injectable()
 export class OAuthClientsService {
   constructor(private readonly clients: OAuthClientsRepository) {}
+
+  /**
+   * Registers a client (RFC 7591): its metadata checked, a `client_secret` for a confidential one
+   * answered once and kept as a hash. Answers the body of the `201`.
+   */
+  async register(request: RegistrationRequest): Promise<Record<string, unknown>> {
+    if (request.size > MAX_REGISTRATION_BYTES) throw new OAuthError('invalid_request', `The registration body is ${request.size} bytes; at most ${MAX_REGISTRATION_BYTES} are accepted.`, 413);
+    if (!request.json) throw new OAuthError('invalid_request', 'Send the client metadata as JSON (Content-Type: application/json), as RFC 7591 says.');
+    const metadata = checkClientMetadata(request.body);
+    const secret = metadata.token_endpoint_auth_method === 'none' ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
+    const client = await this.clients.insert({
+      id: randomBytes(18).toString('base64url'),
+      client_name: metadata.client_name ?? null,
+      redirect_uris: metadata.redirect_uris,
+      token_endpoint_auth_method: metadata.token_endpoint_auth_method,
+      secret_hash: secret ? hashSecret(secret) : null,
+      metadata: { ...metadata },
+    });
+    return {
+      client_id: client.id,
+      client_id_issued_at: Math.floor(new Date(client.created_at).getTime() / 1000),
+      // RFC 7591 §3.2.1: 0 is a secret that does not expire.
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      ...metadata,
+    };
+  }
 
   /** The client a `client_id` names, or null when it names none. */
   resolve(clientId: string): Promise<OAuthClient | null> {
@@ -14,5 +59,15 @@ export class OAuthClientsService {
 
   touch(clientId: string): Promise<void> {
     return this.clients.touch(clientId);
+  }
+
+  /** Deletes every client that never got a grant within a day of appearing; answers how many. */
+  async purgeUnused(): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const n = await this.clients.purgeUnused(PURGE_BATCH);
+      purged += n;
+      if (n < PURGE_BATCH) return purged;
+    }
   }
 }

@@ -1,0 +1,42 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { OAuthClientsService } from './clients/oauth-clients.service.js';
+
+/** How often each instance purges what the OAuth server no longer needs. */
+export const OAUTH_PURGE_EVERY_MS = 10 * 60 * 1_000;
+
+/**
+ * Deletes, on a timer in every instance (as MCP sessions are purged), the clients that never got a
+ * grant within a day. Every statement works by Postgres' clock, in batches that skip the rows
+ * another instance holds, so instances purging at once do not wait on each other.
+ */
+@Injectable()
+export class OAuthPurgeService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(OAuthPurgeService.name);
+  private timer: NodeJS.Timeout | null = null;
+  private purging: Promise<unknown> | null = null;
+
+  constructor(private readonly clients: OAuthClientsService) {}
+
+  /** Runs every purge once; answers what each deleted. */
+  async purge(): Promise<{ clients: number }> {
+    return { clients: await this.clients.purgeUnused() };
+  }
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      this.purging = this.purge()
+        .catch((err: Error) => this.log.warn(`Could not purge OAuth clients and tokens: ${err.message}`))
+        .finally(() => {
+          this.purging = null;
+          if (this.timer) this.timer = setTimeout(tick, OAUTH_PURGE_EVERY_MS).unref();
+        });
+    };
+    this.timer = setTimeout(tick, 15_000).unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.purging;
+  }
+}
