@@ -1,12 +1,25 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
 import { OAuthClientsService } from './clients/oauth-clients.service.js';
 
 /** How often each instance purges what the OAuth server no longer needs. */
 export const OAUTH_PURGE_EVERY_MS = 10 * 60 * 1_000;
+/** Rows deleted per statement, so a large purge never holds many locks at once. */
+const BATCH = 500;
+
+/** Runs `step` until it deletes less than a batch; answers the total. */
+async function inBatches(step: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await step(BATCH);
+    total += n;
+    if (n < BATCH) return total;
+  }
+}
 
 /**
  * Deletes, on a timer in every instance (as MCP sessions are purged), the clients that never got a
- * grant within a day. Every statement works by Postgres' clock, in batches that skip the rows
+ * grant within a day and the consent requests expired for an hour. Every statement works by Postgres' clock, in batches that skip the rows
  * another instance holds, so instances purging at once do not wait on each other.
  */
 @Injectable()
@@ -15,11 +28,17 @@ export class OAuthPurgeService implements OnApplicationBootstrap, OnModuleDestro
   private timer: NodeJS.Timeout | null = null;
   private purging: Promise<unknown> | null = null;
 
-  constructor(private readonly clients: OAuthClientsService) {}
+  constructor(
+    private readonly clients: OAuthClientsService,
+    private readonly authorizations: AuthorizationsRepository,
+  ) {}
 
   /** Runs every purge once; answers what each deleted. */
-  async purge(): Promise<{ clients: number }> {
-    return { clients: await this.clients.purgeUnused() };
+  async purge(): Promise<{ clients: number; requests: number }> {
+    return {
+      clients: await inBatches((n) => this.clients.purgeUnused(n)),
+      requests: await inBatches((n) => this.authorizations.purgeRequests(n)),
+    };
   }
 
   onApplicationBootstrap(): void {

@@ -1,6 +1,12 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { OriginGuard } from '../mcp/mcp.guards.js';
 import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { WebModule } from '../web/web.module.js';
+import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
+import { AuthorizeController } from './authorize/authorize.controller.js';
+import { AuthorizeService } from './authorize/authorize.service.js';
+import { BrowserSessionGuard } from './authorize/browser-session.guard.js';
 import { OAuthClientsRepository } from './clients/oauth-clients.repository.js';
 import { OAuthClientsService } from './clients/oauth-clients.service.js';
 import { RegistrationController } from './clients/registration.controller.js';
@@ -15,8 +21,8 @@ import { OAuthPurgeService } from './oauth-purge.service.js';
  * product's own credential record, so /mcp needs no second path for it.
  */
 @Module({
-  imports: [RateLimitStoreModule],
-  controllers: [WellKnownController, RegistrationController],
+  imports: [RateLimitStoreModule, UsersModule, WebModule],
+  controllers: [WellKnownController, RegistrationController, AuthorizeController],
   providers: [
     // OriginGuard is stateless (built from the config): the Host rule is its check, reused here.
     OriginGuard,
@@ -26,6 +32,9 @@ import { OAuthPurgeService } from './oauth-purge.service.js';
     OAuthClientsService,
     OAuthClientsRepository,
     OAuthPurgeService,
+    AuthorizeService,
+    AuthorizationsRepository,
+    BrowserSessionGuard,
   ],
   exports: [OAuthClientsService],
 })

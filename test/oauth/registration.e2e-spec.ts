@@ -259,7 +259,7 @@ describe('POST /oauth/register', () => {
       const person = await newUser(t);
       await oauthGrant(t, { accountId: tenant.accountId, userId: person.id, clientId: ids.granted, projects: [] });
 
-      await expect(t.app.get(OAuthPurgeService).purge()).resolves.toEqual({ clients: expect.any(Number) });
+      await expect(t.app.get(OAuthPurgeService).purge()).resolves.toEqual(expect.objectContaining({ clients: expect.any(Number) }));
       const left = (await db.query(`SELECT id FROM oauth_clients WHERE id = ANY($1)`, [Object.values(ids)])).map((r: { id: string }) => r.id).sort();
       expect(left).toEqual([ids.recent, ids.used, ids.granted].sort());
     });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../../src/common/ids.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { withClient } from './database.js';
@@ -51,4 +51,122 @@ export async function oauthGrant(
     await c.query('COMMIT');
   });
   return { token, id };
+}
+
+// The OAuth flow over HTTP, as a client and a person in a browser go through it: PKCE, the authorize
+// request, the consent page's form, the code and the token exchange.
+
+/** A PKCE pair (RFC 7636): a random verifier and its S256 challenge. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The query of an authorize request; `undefined` leaves a parameter out. */
+export function authorizeQuery(params: Record<string, string | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, v);
+  return query.toString();
+}
+
+/** A valid authorize request of `client` (S256 challenge of `pkce`), with `extra` on top. */
+export function authorizeParams(client: { client_id: string; redirect_uris: string[] }, pkce: { challenge: string }, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uris[0],
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+    state: 'st-' + randomBytes(6).toString('hex'),
+    ...extra,
+  };
+}
+
+/** The consent page as served, with the hidden fields its form posts back. */
+export interface ConsentPage {
+  status: number;
+  text: string;
+  headers: Record<string, string>;
+  requestId: string;
+  csrf: string;
+  accountId: string;
+}
+
+/** Reads the hidden fields of a consent page. */
+export function consentFields(text: string): { requestId: string; csrf: string; accountId: string } {
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(text)?.[1] ?? '';
+  return { requestId: field('request_id'), csrf: field('csrf'), accountId: field('account_id') };
+}
+
+/** `GET /oauth/authorize` in the person's browser session. */
+export async function openConsent(t: Pick<TestApp, 'http'>, session: { cookie: string }, params: Record<string, string | undefined>): Promise<ConsentPage> {
+  const res = await t.http.get(`/oauth/authorize?${authorizeQuery(params)}`).set('Cookie', session.cookie).redirects(0);
+  return { status: res.status, text: res.text, headers: res.headers as Record<string, string>, ...consentFields(res.text) };
+}
+
+/** `POST /oauth/consent` with these fields (arrays repeat a field), as the browser sends the form. */
+export function postConsent(t: Pick<TestApp, 'http'>, session: { cookie: string }, fields: Record<string, string | string[] | undefined>, headers: Record<string, string> = {}) {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const value of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, value);
+  const req = t.http.post('/oauth/consent').set('Cookie', session.cookie).type('form').redirects(0);
+  for (const [k, v] of Object.entries(headers)) req.set(k, v);
+  return req.send(body.toString());
+}
+
+/** The consent form's fields approving `projects` with `scopes`, as a person ticks them. */
+export function approval(page: Pick<ConsentPage, 'requestId' | 'csrf' | 'accountId'>, session: { csrf: string }, projects: { project_id: string; role: string }[], scopes: string[]): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = { request_id: page.requestId, csrf: session.csrf, account_id: page.accountId, scope: scopes, project: projects.map((p) => p.project_id), decision: 'approve' };
+  for (const p of projects) fields[`role_${p.project_id}`] = p.role;
+  return fields;
+}
+
+/** The parameters of a redirect to the client (a code, or an error), from its Location. */
+export function redirectParams(location: string): Record<string, string> {
+  const query = location.slice(location.indexOf('?') + 1);
+  return Object.fromEntries(new URLSearchParams(query));
+}
+
+/**
+ * Goes through authorize and consent in a signed-in session and answers the code, with the verifier
+ * and the redirect URI the token request needs.
+ */
+export async function authorizeCode(
+  t: Pick<TestApp, 'http'>,
+  opts: {
+    client: { client_id: string; redirect_uris: string[] };
+    session: { cookie: string; csrf: string };
+    projects: { project_id: string; role: string }[];
+    scopes?: string[];
+    extra?: Record<string, string | undefined>;
+  },
+): Promise<{ code: string; verifier: string; redirect_uri: string; state: string; params: Record<string, string> }> {
+  const pkce = pkcePair();
+  const params = authorizeParams(opts.client, pkce, opts.extra);
+  const page = await openConsent(t, opts.session, params);
+  if (page.status !== 200) throw new Error(`The consent page answered ${page.status}: ${page.text.slice(0, 500)}`);
+  const res = await postConsent(t, opts.session, approval(page, opts.session, opts.projects, opts.scopes ?? ['read', 'write', 'generate', 'delete']));
+  if (res.status !== 302) throw new Error(`The consent post answered ${res.status}: ${res.text.slice(0, 500)}`);
+  const answer = redirectParams(res.headers.location);
+  if (!answer.code) throw new Error(`The consent post redirected without a code: ${res.headers.location}`);
+  return { code: answer.code, verifier: pkce.verifier, redirect_uri: params.redirect_uri!, state: params.state!, params: answer };
+}
+
+/** `POST /oauth/token` with these form fields (and a Basic header when `basic` is given). */
+export function tokenRequest(t: Pick<TestApp, 'http'>, fields: Record<string, string | undefined>, basic?: { id: string; secret: string }) {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) body.append(k, v);
+  const req = t.http.post('/oauth/token').type('form');
+  if (basic) req.set('Authorization', `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`);
+  return req.send(body.toString());
+}
+
+/** The tokens of a connection made through authorize, consent and the code exchange (a public client). */
+export async function connectByOAuth(
+  t: Pick<TestApp, 'http'>,
+  opts: Parameters<typeof authorizeCode>[1] & { client: { client_id: string; client_secret?: string; redirect_uris: string[] } },
+): Promise<{ access_token: string; refresh_token: string; scope: string; expires_in: number }> {
+  const { code, verifier, redirect_uri } = await authorizeCode(t, opts);
+  const res = await tokenRequest(t, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri, client_id: opts.client.client_id, client_secret: opts.client.client_secret });
+  if (res.status !== 200) throw new Error(`The token request answered ${res.status}: ${res.text}`);
+  return res.body;
 }

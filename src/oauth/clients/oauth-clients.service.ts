@@ -9,8 +9,11 @@ import { OAuthClientsRepository } from './oauth-clients.repository.js';
 /** The largest registration body accepted (spec/oauth.md "Clients"); the server-wide JSON limit is 1 MiB. */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 export const CLIENT_SECRET_PREFIX = 'rbcs_';
-/** Clients deleted per statement by the purge. */
-const PURGE_BATCH = 500;
+
+/** A `client_id` that names no client this server knows or can fetch; the message says why. */
+export class UnknownClientError extends Error {
+  override name = 'UnknownClientError';
+}
 
 /** A registration request as the controller read it. */
 export interface RegistrationRequest {
@@ -52,8 +55,15 @@ export class OAuthClientsService {
     };
   }
 
-  /** The client a `client_id` names, or null when it names none. */
-  resolve(clientId: string): Promise<OAuthClient | null> {
+  /** The client a `client_id` names; {@link UnknownClientError} (saying why) when it names none. */
+  async resolve(clientId: string): Promise<OAuthClient> {
+    const client = clientId ? await this.clients.find(clientId) : null;
+    if (!client) throw new UnknownClientError(`No client is registered with client_id "${clientId}".`);
+    return client;
+  }
+
+  /** The stored client, as it was when the person was asked (no document is fetched again); null when deleted since. */
+  get(clientId: string): Promise<OAuthClient | null> {
     return this.clients.find(clientId);
   }
 
@@ -61,13 +71,8 @@ export class OAuthClientsService {
     return this.clients.touch(clientId);
   }
 
-  /** Deletes every client that never got a grant within a day of appearing; answers how many. */
-  async purgeUnused(): Promise<number> {
-    let purged = 0;
-    for (;;) {
-      const n = await this.clients.purgeUnused(PURGE_BATCH);
-      purged += n;
-      if (n < PURGE_BATCH) return purged;
-    }
+  /** Deletes up to `limit` clients that never got a grant within a day of appearing; answers how many. */
+  purgeUnused(limit: number): Promise<number> {
+    return this.clients.purgeUnused(limit);
   }
 }
