@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
 import { OAuthClientsService } from './clients/oauth-clients.service.js';
+import { GrantsRepository } from './tokens/grants.repository.js';
 
 /** How often each instance purges what the OAuth server no longer needs. */
 export const OAUTH_PURGE_EVERY_MS = 10 * 60 * 1_000;
@@ -19,7 +20,8 @@ async function inBatches(step: (limit: number) => Promise<number>): Promise<numb
 
 /**
  * Deletes, on a timer in every instance (as MCP sessions are purged), the clients that never got a
- * grant within a day and the consent requests expired for an hour. Every statement works by Postgres' clock, in batches that skip the rows
+ * grant within a day, consent requests expired for an hour, codes expired for a day (a replay is
+ * still recognised until then) and tokens expired for an hour. Every statement works by Postgres' clock, in batches that skip the rows
  * another instance holds, so instances purging at once do not wait on each other.
  */
 @Injectable()
@@ -31,13 +33,16 @@ export class OAuthPurgeService implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     private readonly clients: OAuthClientsService,
     private readonly authorizations: AuthorizationsRepository,
+    private readonly grants: GrantsRepository,
   ) {}
 
   /** Runs every purge once; answers what each deleted. */
-  async purge(): Promise<{ clients: number; requests: number }> {
+  async purge(): Promise<{ clients: number; requests: number; codes: number; tokens: number }> {
     return {
       clients: await inBatches((n) => this.clients.purgeUnused(n)),
       requests: await inBatches((n) => this.authorizations.purgeRequests(n)),
+      codes: await inBatches((n) => this.grants.purgeCodes(n)),
+      tokens: await inBatches((n) => this.grants.purgeTokens(n)),
     };
   }
 

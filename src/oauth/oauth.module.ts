@@ -1,4 +1,6 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { CredentialsRepository } from '../auth/credentials.repository.js';
 import { OriginGuard } from '../mcp/mcp.guards.js';
 import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -14,6 +16,9 @@ import { WellKnownController } from './discovery/well-known.controller.js';
 import { IpRateLimitGuard } from './ip-rate-limit.guard.js';
 import { OAuthEdgeMiddleware, OAuthFallback } from './oauth-edge.js';
 import { OAuthPurgeService } from './oauth-purge.service.js';
+import { GrantsRepository } from './tokens/grants.repository.js';
+import { TokenController } from './tokens/token.controller.js';
+import { TokensService } from './tokens/tokens.service.js';
 
 /**
  * The OAuth 2.1 authorization server of /mcp (spec/oauth.md): discovery, client registration and
@@ -21,8 +26,8 @@ import { OAuthPurgeService } from './oauth-purge.service.js';
  * product's own credential record, so /mcp needs no second path for it.
  */
 @Module({
-  imports: [RateLimitStoreModule, UsersModule, WebModule],
-  controllers: [WellKnownController, RegistrationController, AuthorizeController],
+  imports: [AuthModule, RateLimitStoreModule, UsersModule, WebModule],
+  controllers: [WellKnownController, RegistrationController, AuthorizeController, TokenController],
   providers: [
     // OriginGuard is stateless (built from the config): the Host rule is its check, reused here.
     OriginGuard,
@@ -35,6 +40,10 @@ import { OAuthPurgeService } from './oauth-purge.service.js';
     AuthorizeService,
     AuthorizationsRepository,
     BrowserSessionGuard,
+    TokensService,
+    GrantsRepository,
+    // The grant is the credentials record: inserted and revoked by its own repository (stateless, not exported by AuthModule).
+    CredentialsRepository,
   ],
   exports: [OAuthClientsService],
 })

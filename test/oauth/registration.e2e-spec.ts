@@ -4,47 +4,10 @@ import { hashSecret } from '../../src/auth/secrets.js';
 import { OAuthPurgeService } from '../../src/oauth/oauth-purge.service.js';
 import { createTenant } from '../support/fixtures.js';
 import { newUser } from '../support/people.js';
-import { oauthGrant } from '../support/oauth.js';
+import { oauthGrant, REAL_BODIES } from '../support/oauth.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // spec/oauth.md "Clients": Dynamic Client Registration (RFC 7591), with the real bodies of the clients it names.
-
-/** The registration bodies the clients send, as they send them (recorded for the closing note). */
-export const REAL_BODIES = {
-  cursor: {
-    client_name: 'Cursor',
-    redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://127.0.0.1:60123/callback'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    scope: 'read write generate delete',
-  },
-  claude: {
-    client_name: 'Claude',
-    redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_post',
-    scope: 'read write generate delete',
-  },
-  chatgpt: {
-    client_name: 'ChatGPT',
-    redirect_uris: ['https://chatgpt.com/connector/oauth/c2hhcmVkLWNvbm5lY3Rvcg'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  },
-  loopback: {
-    client_name: 'Claude Code (reblog)',
-    redirect_uris: ['http://127.0.0.1:53682/callback'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    client_uri: 'https://claude.com/claude-code',
-    software_id: 'claude-code',
-    software_version: '2.1.0',
-  },
-} as const;
 
 describe('POST /oauth/register', () => {
   let t: TestApp;

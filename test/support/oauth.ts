@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../../src/common/ids.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { withClient } from './database.js';
+import { newAccountWithProjects } from './fixtures.js';
+import { addAccountMember, addProjectMember, newUser, signedIn } from './people.js';
 import type { TestApp } from './test-app.js';
 
 /** A registered (dcr) client written straight into the table; `secret` is set for a confidential one. */
@@ -170,3 +172,55 @@ export async function connectByOAuth(
   if (res.status !== 200) throw new Error(`The token request answered ${res.status}: ${res.text}`);
   return res.body;
 }
+
+/**
+ * A person ready to consent: a new account with one project per role given, the person a member
+ * with those project roles (`owner` makes them the account's owner instead), and a browser session.
+ */
+export async function consentingPerson(
+  t: TestApp,
+  roles: ('viewer' | 'editor' | 'owner')[] = ['editor', 'viewer'],
+): Promise<{ accountId: string; projectIds: string[]; user: { id: string; email: string }; session: { cookie: string; csrf: string } }> {
+  const { accountId, projectIds } = await newAccountWithProjects(t, roles.map((_, i) => ({ name: `Project ${i + 1}` })));
+  const user = await newUser(t);
+  await addAccountMember(t, accountId, user.id, roles.includes('owner') ? 'owner' : 'member');
+  for (const [i, role] of roles.entries()) if (role !== 'owner') await addProjectMember(t, accountId, projectIds[i], user.id, role);
+  return { accountId, projectIds, user, session: await signedIn(t, user.id) };
+}
+
+/** The registration bodies the clients send, as they send them (test/oauth/registration.e2e-spec.ts; the issue's closing note lists what each did). */
+export const REAL_BODIES = {
+  cursor: {
+    client_name: 'Cursor',
+    redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://127.0.0.1:60123/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    scope: 'read write generate delete',
+  },
+  claude: {
+    client_name: 'Claude',
+    redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_post',
+    scope: 'read write generate delete',
+  },
+  chatgpt: {
+    client_name: 'ChatGPT',
+    redirect_uris: ['https://chatgpt.com/connector/oauth/c2hhcmVkLWNvbm5lY3Rvcg'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  },
+  loopback: {
+    client_name: 'Claude Code (reblog)',
+    redirect_uris: ['http://127.0.0.1:53682/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    client_uri: 'https://claude.com/claude-code',
+    software_id: 'claude-code',
+    software_version: '2.1.0',
+  },
+} as const;

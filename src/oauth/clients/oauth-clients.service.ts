@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '../../auth/secrets.js';
+import type { Queryable } from '../../database/sql.js';
 import { OAuthError } from '../oauth-error.js';
 import { checkClientMetadata } from './client-metadata.js';
 import type { OAuthClient } from './oauth-client.js';
@@ -67,8 +68,9 @@ export class OAuthClientsService {
     return this.clients.find(clientId);
   }
 
-  touch(clientId: string): Promise<void> {
-    return this.clients.touch(clientId);
+  /** Marks the client used (a grant was made or refreshed): a client with a grant is never purged. */
+  touch(clientId: string, db?: Queryable): Promise<void> {
+    return this.clients.touch(clientId, db);
   }
 
   /** Deletes up to `limit` clients that never got a grant within a day of appearing; answers how many. */
