@@ -4,14 +4,16 @@ import { ActivityModule } from '../activity/activity.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { OAuthModule } from '../oauth/oauth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
+import { OAuthClientsController } from './oauth-clients.controller.js';
 import { TrashController } from './trash.controller.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule],
-  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController],
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, OAuthModule],
+  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController, OAuthClientsController],
   providers: [AdminGuard],
 })
 export class AdminModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { affected, row, run, sql, type Queryable } from '../../database/sql.js';
+import { affected, row, rows, run, sql, type Queryable } from '../../database/sql.js';
 import type { OAuthClient, TokenEndpointAuthMethod } from './oauth-client.js';
 
 const FIND = sql<[id: string], OAuthClient>('oauth_clients.find', `SELECT * FROM oauth_clients WHERE id = $1`);
@@ -18,6 +18,26 @@ const INSERT = sql<
   `INSERT INTO oauth_clients (id, source, client_name, redirect_uris, token_endpoint_auth_method, secret_hash, metadata)
    VALUES ($1, 'dcr', $2, $3, $4, $5, $6) RETURNING *`,
 );
+/** A client as the admin list shows it, with the exact creation time its cursor needs. */
+export interface ClientListRow {
+  id: string;
+  client_name: string | null;
+  redirect_uris: string[];
+  source: 'dcr' | 'cimd';
+  created_at: Date;
+  last_used_at: Date | null;
+  /** `created_at` to the microsecond, as Postgres writes it (a JS Date has milliseconds only). */
+  created_key: string;
+}
+
+const LIST_COLUMNS = `id, client_name, redirect_uris, source, created_at, last_used_at, created_at::text AS created_key`;
+const PAGE = sql<[limit: number], ClientListRow>('oauth_clients.page', `SELECT ${LIST_COLUMNS} FROM oauth_clients ORDER BY created_at DESC, id DESC LIMIT $1`);
+const PAGE_AFTER = sql<[createdAt: string, id: string, limit: number], ClientListRow>(
+  'oauth_clients.page_after',
+  `SELECT ${LIST_COLUMNS} FROM oauth_clients WHERE (created_at, id) < ($1::timestamptz, $2) ORDER BY created_at DESC, id DESC LIMIT $3`,
+);
+const DELETE = sql<[id: string]>('oauth_clients.delete', `DELETE FROM oauth_clients WHERE id = $1`);
+
 /** Clients that never got a grant, a day after they appeared; a batch at a time, skipping rows another instance holds. */
 const PURGE_UNUSED = sql<[limit: number]>(
   'oauth_clients.purge_unused',
@@ -49,6 +69,16 @@ export class OAuthClientsRepository {
   ): Promise<OAuthClient> {
     const c = client;
     return (await row(db, INSERT, [c.id, c.client_name, c.redirect_uris, c.token_endpoint_auth_method, c.secret_hash, c.metadata]))!;
+  }
+
+  /** Clients newest first, up to `limit`, after the (created_at, id) position given. */
+  page(limit: number, after?: { createdAt: string; id: string }): Promise<ClientListRow[]> {
+    return after ? rows(this.db, PAGE_AFTER, [after.createdAt, after.id, limit]) : rows(this.db, PAGE, [limit]);
+  }
+
+  /** Deletes the client (its pending requests and codes go with it); answers whether it existed. */
+  async delete(id: string, db: Queryable = this.db): Promise<boolean> {
+    return (await affected(db, DELETE, [id])) === 1;
   }
 
   /** Deletes up to `limit` clients that never got a grant within a day; answers how many. */

@@ -1,11 +1,27 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { PrincipalResolver } from '../../auth/principal.resolver.js';
 import { hashSecret } from '../../auth/secrets.js';
+import { DomainError } from '../../common/domain-error.js';
+import type { Page } from '../../common/pagination.js';
 import type { Queryable } from '../../database/sql.js';
 import { OAuthError } from '../oauth-error.js';
+import { GrantsRepository } from '../tokens/grants.repository.js';
 import { checkClientMetadata } from './client-metadata.js';
-import type { OAuthClient } from './oauth-client.js';
+import type { ClientSource, OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
+
+/** A client in the admin list (spec/oauth.md, `GET /admin/v1/oauth-clients`). */
+export interface OAuthClientView {
+  id: string;
+  client_name: string | null;
+  redirect_uris: string[];
+  source: ClientSource;
+  created_at: Date;
+  last_used_at: Date | null;
+}
 
 /** The largest registration body accepted (spec/oauth.md "Clients"); the server-wide JSON limit is 1 MiB. */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
@@ -28,7 +44,12 @@ export interface RegistrationRequest {
 /** OAuth clients: registered ones (RFC 7591) and those described by a Client ID Metadata Document. */
 @Injectable()
 export class OAuthClientsService {
-  constructor(private readonly clients: OAuthClientsRepository) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clients: OAuthClientsRepository,
+    private readonly grants: GrantsRepository,
+    private readonly resolver: PrincipalResolver,
+  ) {}
 
   /**
    * Registers a client (RFC 7591): its metadata checked, a `client_secret` for a confidential one
@@ -73,8 +94,46 @@ export class OAuthClientsService {
     return this.clients.touch(clientId, db);
   }
 
+  /** Every client, newest first, paged like every admin list (the cursor is opaque: creation time and id). */
+  async list(limit = 50, cursor?: string): Promise<Page<OAuthClientView>> {
+    const found = await this.clients.page(limit + 1, decodeClientCursor(cursor));
+    const more = found.length > limit;
+    const items = more ? found.slice(0, limit) : found;
+    const last = items[items.length - 1];
+    return {
+      items: items.map(({ created_key: _key, ...view }) => view),
+      next_cursor: more ? Buffer.from(JSON.stringify([last.created_key, last.id]), 'utf8').toString('base64url') : null,
+    };
+  }
+
+  /** Deletes a client and revokes every grant it has (`client_deleted`), in every instance at once. */
+  async remove(clientId: string): Promise<void> {
+    const found = await this.db.transaction(async (tx) => {
+      const revoked = await this.grants.revokeClientGrants(clientId, tx);
+      return (await this.clients.delete(clientId, tx)) || revoked.length > 0;
+    });
+    if (!found) throw DomainError.notFound('OAuth client', clientId);
+    await this.resolver.forget();
+  }
+
   /** Deletes up to `limit` clients that never got a grant within a day of appearing; answers how many. */
   purgeUnused(limit: number): Promise<number> {
     return this.clients.purgeUnused(limit);
   }
 }
+
+/** A timestamptz as Postgres writes it (`2026-01-02 03:04:05.123456+00`). */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
+/** The (created_at, id) position an admin-list cursor names; a cursor this API did not make is a 400. */
+function decodeClientCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof id === 'string' && TIMESTAMP.test(createdAt)) return { createdAt, id };
+  } catch {
+    // Reported below.
+  }
+  throw new DomainError('validation_failed', 'The cursor is not one this API returned; start again without it.');
+}
+
