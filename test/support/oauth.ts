@@ -1,4 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { newId } from '../../src/common/ids.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { withClient } from './database.js';
@@ -224,3 +231,67 @@ export const REAL_BODIES = {
     software_version: '2.1.0',
   },
 } as const;
+
+/** A self-signed certificate for `localhost`, 127.0.0.1 and ::1, made with openssl in a temp folder (`certPath` for NODE_EXTRA_CA_CERTS). */
+export function selfSignedCert(): { key: string; cert: string; certPath: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'reblog-cimd-'));
+  const keyPath = join(dir, 'key.pem');
+  const certPath = join(dir, 'cert.pem');
+  const made = spawnSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1'],
+    { encoding: 'utf8' },
+  );
+  if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+  return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath, dir };
+}
+
+/** A route of a {@link documentServer}: what it answers at a path. */
+export type DocumentRoute = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * An https server on loopback serving client metadata documents from `routes` (changeable while it
+ * runs); it counts TCP connections and records the requests it got.
+ */
+export async function documentServer(tls: { key: string; cert: string }): Promise<{
+  port: number;
+  /** https://127.0.0.1:<port><path> */
+  url(path: string, host?: string): string;
+  routes: Map<string, DocumentRoute>;
+  requests: string[];
+  connections(): number;
+  close(): Promise<void>;
+}> {
+  const routes = new Map<string, DocumentRoute>();
+  const requests: string[] = [];
+  let connections = 0;
+  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    requests.push(req.url ?? '');
+    const route = routes.get(req.url ?? '');
+    if (route) return route(req, res);
+    res.writeHead(404).end();
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: (path, host = '127.0.0.1') => `https://${host}:${port}${path}`,
+    routes,
+    requests,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** A route answering `document` as JSON with these headers. */
+export function jsonRoute(document: unknown, headers: Record<string, string> = {}): DocumentRoute {
+  return (_req, res) => {
+    const body = JSON.stringify(document);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers }).end(body);
+  };
+}

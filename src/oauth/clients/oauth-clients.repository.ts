@@ -18,6 +18,17 @@ const INSERT = sql<
   `INSERT INTO oauth_clients (id, source, client_name, redirect_uris, token_endpoint_auth_method, secret_hash, metadata)
    VALUES ($1, 'dcr', $2, $3, $4, $5, $6) RETURNING *`,
 );
+/** Stores a fetched metadata document as the client it describes (never over a registered client). */
+const UPSERT_DOCUMENT = sql<[id: string, clientName: string | null, redirectUris: string[], metadata: Record<string, unknown>, freshS: number], OAuthClient>(
+  'oauth_clients.upsert_document',
+  `INSERT INTO oauth_clients (id, source, client_name, redirect_uris, token_endpoint_auth_method, metadata, document_fetched_at, document_fresh_until)
+   VALUES ($1, 'cimd', $2, $3, 'none', $4, now(), now() + make_interval(secs => $5))
+   ON CONFLICT (id) DO UPDATE SET client_name = EXCLUDED.client_name, redirect_uris = EXCLUDED.redirect_uris, metadata = EXCLUDED.metadata,
+          document_fetched_at = EXCLUDED.document_fetched_at, document_fresh_until = EXCLUDED.document_fresh_until
+    WHERE oauth_clients.source = 'cimd'
+   RETURNING *`,
+);
+
 /** A client as the admin list shows it, with the exact creation time its cursor needs. */
 export interface ClientListRow {
   id: string;
@@ -69,6 +80,11 @@ export class OAuthClientsRepository {
   ): Promise<OAuthClient> {
     const c = client;
     return (await row(db, INSERT, [c.id, c.client_name, c.redirect_uris, c.token_endpoint_auth_method, c.secret_hash, c.metadata]))!;
+  }
+
+  /** Stores the client a metadata document describes, fresh for `freshS` seconds; null if the id is a registered client's. */
+  upsertDocument(doc: { id: string; client_name: string | null; redirect_uris: string[]; metadata: Record<string, unknown>; freshS: number }): Promise<OAuthClient | null> {
+    return row(this.db, UPSERT_DOCUMENT, [doc.id, doc.client_name, doc.redirect_uris, doc.metadata, doc.freshS]);
   }
 
   /** Clients newest first, up to `limit`, after the (created_at, id) position given. */
