@@ -19,6 +19,8 @@ const ENDPOINTS: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; op
   { method: 'get', path: '/admin/v1/accounts/:account/jobs', openapi: '/admin/v1/accounts/{account_id}/jobs' },
   { method: 'get', path: '/admin/v1/projects/:id/trash', openapi: '/admin/v1/projects/{project_id}/trash' },
   { method: 'post', path: '/admin/v1/articles/:id/restore', openapi: '/admin/v1/articles/{article_id}/restore' },
+  { method: 'get', path: '/admin/v1/oauth-clients', openapi: '/admin/v1/oauth-clients' },
+  { method: 'delete', path: '/admin/v1/oauth-clients/:id', openapi: '/admin/v1/oauth-clients/{client_id}' },
 ];
 
 describe('admin API: authentication, documents and HTTP edges', () => {
