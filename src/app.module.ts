@@ -10,6 +10,7 @@ import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { SignInModule } from './sign-in/sign-in.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
         MetricsModule,
         AdminModule,
         McpModule,
+        OAuthModule,
         ToolsModule,
         UsersModule,
         WebModule,

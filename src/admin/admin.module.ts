@@ -4,18 +4,30 @@ import { ActivityModule } from '../activity/activity.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { OAuthModule } from '../oauth/oauth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { PeopleModule } from '../users/people.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
+import { LoginLinksModule } from '../sign-in/login-links.module.js';
 import { LoginLinksController } from './login-links.controller.js';
+import { OAuthClientsController } from './oauth-clients.controller.js';
 import { MembersController, UsersController } from './people.controllers.js';
 import { TrashController } from './trash.controller.js';
-import { LoginLinksModule } from '../sign-in/login-links.module.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule, LoginLinksModule],
-  controllers: [AccountsController, ProjectsController, CredentialsController, ActivityController, TrashController, UsersController, MembersController, LoginLinksController],
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule, LoginLinksModule, OAuthModule],
+  controllers: [
+    AccountsController,
+    ProjectsController,
+    CredentialsController,
+    ActivityController,
+    TrashController,
+    UsersController,
+    MembersController,
+    LoginLinksController,
+    OAuthClientsController,
+  ],
   providers: [AdminGuard],
 })
 export class AdminModule {}

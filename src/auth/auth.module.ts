@@ -8,6 +8,7 @@ import { PrincipalResolver } from './principal.resolver.js';
 @Module({
   imports: [AccountsModule, ProjectsModule],
   providers: [CredentialsService, CredentialsRepository, PrincipalResolver],
-  exports: [CredentialsService, PrincipalResolver],
+  // The OAuth module writes its grants through the same repository: one place for the credentials table.
+  exports: [CredentialsService, CredentialsRepository, PrincipalResolver],
 })
 export class AuthModule {}

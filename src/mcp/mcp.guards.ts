@@ -1,6 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { bearerToken } from '../common/bearer.js';
+import { SCOPES } from '../common/tool-names.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { RpcCode, RpcError } from './json-rpc.js';
@@ -31,14 +32,21 @@ export class OriginGuard implements CanActivate {
     if (origin !== undefined && !this.origins.has(origin) && !(this.loopback && LOOPBACK_ORIGIN.test(origin))) {
       throw new RpcError(RpcCode.ServerError, `Forbidden: requests from origin ${origin} are not allowed.`, 403);
     }
-    if (this.hosts) {
-      const host = (req.headers.host ?? '').toLowerCase();
-      const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-      if (!this.hosts.has(host) && !this.hosts.has(name) && !(this.loopback && LOOPBACK_HOSTS.has(name))) {
-        throw new RpcError(RpcCode.ServerError, `Forbidden: the Host header "${host}" is not allowed.`, 403);
-      }
+    if (!this.hostAllowed(req.headers.host)) {
+      throw new RpcError(RpcCode.ServerError, `Forbidden: the Host header "${(req.headers.host ?? '').toLowerCase()}" is not allowed.`, 403);
     }
     return true;
+  }
+
+  /**
+   * The Host rule of spec/mcp.md: while listening on loopback, or when ALLOWED_HOSTS is set, only
+   * those hosts (and loopback names on loopback) are served. Also applied to /oauth/* and /.well-known/*.
+   */
+  hostAllowed(header: string | undefined): boolean {
+    if (!this.hosts) return true;
+    const host = (header ?? '').toLowerCase();
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+    return this.hosts.has(host) || this.hosts.has(name) || (this.loopback && LOOPBACK_HOSTS.has(name));
   }
 }
 
@@ -51,7 +59,8 @@ export class CredentialGuard implements CanActivate {
     private readonly resolver: PrincipalResolver,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.challenge = `Bearer resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource"`;
+    // spec/oauth.md "Discovery": where the metadata is, and every scope a client may ask for.
+    this.challenge = `Bearer resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource", scope="${SCOPES.join(' ')}"`;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -64,7 +73,8 @@ export class CredentialGuard implements CanActivate {
         token ? 'Unauthorized: the bearer token is unknown, revoked or expired.' : 'Unauthorized: send an API key or access token as "Authorization: Bearer <token>".',
         401,
         undefined,
-        { 'WWW-Authenticate': this.challenge },
+        // A token was sent but names no live credential: RFC 6750 §3.1 says which error that is.
+        { 'WWW-Authenticate': token ? `${this.challenge}, error="invalid_token"` : this.challenge },
       );
     }
     req.mcp.principal = principal;

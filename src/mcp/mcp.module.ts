@@ -17,12 +17,11 @@ import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
 import { ToolAccess } from './tool-access.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 import { ToolRegistry } from './tool-registry.js';
-import { WellKnownController } from './well-known.controller.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
-  controllers: [McpController, WellKnownController],
+  controllers: [McpController],
   providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
   exports: [RequestCancellation],
 })

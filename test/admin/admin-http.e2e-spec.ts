@@ -31,6 +31,8 @@ const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: st
   { method: 'get', path: '/admin/v1/projects/:id/members', openapi: '/admin/v1/projects/{project_id}/members' },
   { method: 'delete', path: `/admin/v1/projects/:id/members/${MISSING_ID}`, openapi: '/admin/v1/projects/{project_id}/members/{user_id}' },
   { method: 'post', path: '/admin/v1/users/:id/login-links', openapi: '/admin/v1/users/{user_id}/login-links' },
+  { method: 'get', path: '/admin/v1/oauth-clients', openapi: '/admin/v1/oauth-clients' },
+  { method: 'delete', path: '/admin/v1/oauth-clients/:id', openapi: '/admin/v1/oauth-clients/{client_id}' },
 ];
 
 describe('admin API: authentication, documents and HTTP edges', () => {

@@ -54,10 +54,16 @@ describe('paths are matched exactly', () => {
     ['get', '/healthz/'],
     ['get', `/Media/${MISSING_ID}`],
     ['get', `/media/${MISSING_ID}/`],
-    ['get', '/.well-known/OAuth-Protected-Resource'],
   ] as const)('%s %s is 404', async (method, path) => {
     const res = await t.http[method](path.replace(':account', accountId)).set('Authorization', `Bearer ${t.adminToken}`).send(method === 'post' ? { name: 'x', owner_email: 'x@example.com' } : undefined);
     expectNotFound(res);
+  });
+
+  it('GET /.well-known/OAuth-Protected-Resource is 404, in the OAuth error shape of every /.well-known answer', async () => {
+    const res = await t.http.get('/.well-known/OAuth-Protected-Resource');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
   });
 
   it('the exact admin, health and metadata paths still answer', async () => {

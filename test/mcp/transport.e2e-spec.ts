@@ -7,7 +7,9 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 // spec/mcp.md "Transport (Streamable HTTP)" and "Who calls", statement by statement.
 const PUBLIC_URL = 'https://reblog.example.com';
 const ALLOWED = ['https://app.example.com', 'https://admin.example.org:8443'];
-const CHALLENGE = `Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource"`;
+const CHALLENGE = `Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource", scope="read write generate delete"`;
+/** The challenge when a bearer token was sent but names no live credential (spec/oauth.md "Discovery"). */
+const INVALID_TOKEN = `${CHALLENGE}, error="invalid_token"`;
 const PING = { jsonrpc: '2.0', id: 7, method: 'ping' };
 
 describe('/mcp transport', () => {
@@ -383,23 +385,23 @@ describe('/mcp transport', () => {
     });
 
     it.each([
-      ['an unknown API key', 'Bearer rbk_' + 'A'.repeat(40)],
-      ['an unknown grant token', 'Bearer rbg_' + 'B'.repeat(40)],
-      ['a malformed token', 'Bearer hello'],
-      ['an empty bearer', 'Bearer '],
-      ['another scheme', 'Basic dXNlcjpwYXNz'],
-      ['the admin token', 'ADMIN'],
-    ])('%s is 401 with the challenge', async (_name, header) => {
+      ['an unknown API key', 'Bearer rbk_' + 'A'.repeat(40), INVALID_TOKEN],
+      ['an unknown grant token', 'Bearer rbg_' + 'B'.repeat(40), INVALID_TOKEN],
+      ['a malformed token', 'Bearer hello', INVALID_TOKEN],
+      ['an empty bearer', 'Bearer ', CHALLENGE],
+      ['another scheme', 'Basic dXNlcjpwYXNz', CHALLENGE],
+      ['the admin token', 'ADMIN', INVALID_TOKEN],
+    ])('%s is 401 with the challenge', async (_name, header, challenge) => {
       const value = header === 'ADMIN' ? `Bearer ${t.adminToken}` : header;
       const res = await rpc(t, null, JSON.stringify(PING), { Authorization: value });
-      expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+      expect(res.headers['www-authenticate']).toBe(challenge);
       expectRpcError(res, 401, -32000, 7);
     });
 
     it('the token is compared as sent: with a no-break space before or after it, it is 401', async () => {
       for (const value of [`Bearer ${tenant.key}\u00a0`, `Bearer \u00a0${tenant.key}`, `Bearer  ${tenant.key}`]) {
         const res = await rpc(t, null, JSON.stringify(PING), { Authorization: value });
-        expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+        expect(res.headers['www-authenticate']).toBe(INVALID_TOKEN);
         expectRpcError(res, 401, -32000, 7);
       }
     });
@@ -414,7 +416,7 @@ describe('/mcp transport', () => {
       expect((await rpc(t, key, PING)).status).toBe(200);
       await admin(t, 'delete', `/admin/v1/api-keys/${id}`, undefined, 204);
       const res = await rpc(t, key, PING);
-      expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+      expect(res.headers['www-authenticate']).toBe(INVALID_TOKEN);
       expectRpcError(res, 401, -32000, 7);
     });
 
@@ -431,7 +433,7 @@ describe('/mcp transport', () => {
       const expiring = await newGrant(t, tenant.accountId, [{ project_id: tenant.projectIds[0], role: 'viewer' }], ['read']);
       await t.app.get(DataSource).query(`UPDATE credentials SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.id]);
       const expired = await rpc(t, expiring.token, PING);
-      expect(expired.headers['www-authenticate']).toBe(CHALLENGE);
+      expect(expired.headers['www-authenticate']).toBe(INVALID_TOKEN);
       expectRpcError(expired, 401, -32000, 7);
     });
 

@@ -1,18 +1,221 @@
-import { Injectable } from '@nestjs/common';
-import type { OAuthClient } from './oauth-client.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { PrincipalResolver } from '../../auth/principal.resolver.js';
+import { hashSecret } from '../../auth/secrets.js';
+import { DomainError } from '../../common/domain-error.js';
+import type { Page } from '../../common/pagination.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import type { Queryable } from '../../database/sql.js';
+import { OAuthError } from '../oauth-error.js';
+import { GrantsRepository } from '../tokens/grants.repository.js';
+import { documentFreshnessS, fetchClientMetadataDocument } from './cimd-fetch.js';
+import { checkClientMetadata, type ClientMetadata } from './client-metadata.js';
+import type { ClientSource, OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
 
-/** OAuth clients: registered ones and (to come in this module) those described by a Client ID Metadata Document. */
+/** A client in the admin list (spec/oauth.md, `GET /admin/v1/oauth-clients`). */
+export interface OAuthClientView {
+  id: string;
+  client_name: string | null;
+  redirect_uris: string[];
+  source: ClientSource;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/** The largest registration body accepted (spec/oauth.md "Clients"); the server-wide JSON limit is 1 MiB. */
+export const MAX_REGISTRATION_BYTES = 16 * 1024;
+export const CLIENT_SECRET_PREFIX = 'rbcs_';
+/** A document whose refetch fails is used this long after it was last fetched. */
+export const CIMD_STALE_MS = 7 * 86_400_000;
+
+/** A `client_id` that names no client this server knows or can fetch; the message says why. */
+export class UnknownClientError extends Error {
+  override name = 'UnknownClientError';
+}
+
+/** A registration request as the controller read it. */
+export interface RegistrationRequest {
+  body: unknown;
+  /** The body's size in bytes, as sent. */
+  size: number;
+  /** Whether it was sent as JSON. */
+  json: boolean;
+}
+
+/**
+ * OAuth clients: registered ones (RFC 7591) and those described by a Client ID Metadata Document
+ * (a `client_id` that is an https URL with a path), fetched and cached as `cimd` rows.
+ */
 @Injectable()
 export class OAuthClientsService {
-  constructor(private readonly clients: OAuthClientsRepository) {}
+  private readonly log = new Logger(OAuthClientsService.name);
+  /** Fetches under way, by URL: requests arriving meanwhile share one. */
+  private readonly fetching = new Map<string, Promise<OAuthClient>>();
 
-  /** The client a `client_id` names, or null when it names none. */
-  resolve(clientId: string): Promise<OAuthClient | null> {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clients: OAuthClientsRepository,
+    private readonly grants: GrantsRepository,
+    private readonly resolver: PrincipalResolver,
+  ) {}
+
+  /**
+   * Registers a client (RFC 7591): its metadata checked, a `client_secret` for a confidential one
+   * answered once and kept as a hash. Answers the body of the `201`.
+   */
+  async register(request: RegistrationRequest): Promise<Record<string, unknown>> {
+    if (request.size > MAX_REGISTRATION_BYTES) throw new OAuthError('invalid_request', `The registration body is ${request.size} bytes; at most ${MAX_REGISTRATION_BYTES} are accepted.`, 413);
+    if (!request.json) throw new OAuthError('invalid_request', 'Send the client metadata as JSON (Content-Type: application/json), as RFC 7591 says.');
+    const metadata = checkClientMetadata(request.body);
+    const secret = metadata.token_endpoint_auth_method === 'none' ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
+    const client = await this.clients.insert({
+      id: randomBytes(18).toString('base64url'),
+      client_name: metadata.client_name ?? null,
+      redirect_uris: metadata.redirect_uris,
+      token_endpoint_auth_method: metadata.token_endpoint_auth_method,
+      secret_hash: secret ? hashSecret(secret) : null,
+      metadata: { ...metadata },
+    });
+    return {
+      client_id: client.id,
+      client_id_issued_at: Math.floor(new Date(client.created_at).getTime() / 1000),
+      // RFC 7591 §3.2.1: 0 is a secret that does not expire.
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      ...metadata,
+    };
+  }
+
+  /** The client a `client_id` names; {@link UnknownClientError} (saying why) when it names none. */
+  async resolve(clientId: string): Promise<OAuthClient> {
+    if (/^https:\/\//i.test(clientId)) return this.resolveDocument(clientId);
+    const client = clientId ? await this.clients.find(clientId) : null;
+    if (!client || client.source !== 'dcr') throw new UnknownClientError(`No client is registered with client_id "${clientId}".`);
+    return client;
+  }
+
+  /**
+   * A metadata-document client: the stored copy while it is fresh (its Cache-Control, 5 min to 24 h),
+   * else fetched again; when that fails, the stored copy for up to 7 days after its last fetch.
+   */
+  private async resolveDocument(url: string): Promise<OAuthClient> {
+    const problem = documentUrlProblem(url);
+    if (problem) throw new UnknownClientError(`The client_id "${url}" is not a usable metadata document URL: ${problem}.`);
+    const stored = await this.clients.find(url);
+    if (stored && stored.source === 'cimd' && stored.document_fresh_until && new Date(stored.document_fresh_until).getTime() > Date.now()) return stored;
+    let pending = this.fetching.get(url);
+    if (!pending) {
+      pending = this.fetchDocument(url).finally(() => this.fetching.delete(url));
+      this.fetching.set(url, pending);
+    }
+    try {
+      return await pending;
+    } catch (err) {
+      const fetchedAt = stored?.source === 'cimd' && stored.document_fetched_at ? new Date(stored.document_fetched_at).getTime() : 0;
+      if (fetchedAt > Date.now() - CIMD_STALE_MS) {
+        this.log.warn(`Using the stored metadata document of ${url}: fetching it again failed (${(err as Error).message}).`);
+        return stored!;
+      }
+      throw new UnknownClientError(`The client's metadata document at ${url} cannot be used: ${(err as Error).message}.`);
+    }
+  }
+
+  private async fetchDocument(url: string): Promise<OAuthClient> {
+    const { body, cacheControl } = await fetchClientMetadataDocument(url, { allowPrivateNetworks: this.config.oauth.cimdAllowPrivateNetworks });
+    const metadata = checkDocument(body, url);
+    const client = await this.clients.upsertDocument({
+      id: url,
+      client_name: metadata.client_name ?? null,
+      redirect_uris: metadata.redirect_uris,
+      metadata: { ...metadata },
+      freshS: documentFreshnessS(cacheControl),
+    });
+    if (!client) throw new Error('a registered client has this id');
+    return client;
+  }
+
+  /** The stored client, as it was when the person was asked (no document is fetched again); null when deleted since. */
+  get(clientId: string): Promise<OAuthClient | null> {
     return this.clients.find(clientId);
   }
 
-  touch(clientId: string): Promise<void> {
-    return this.clients.touch(clientId);
+  /** Marks the client used (a grant was made or refreshed): a client with a grant is never purged. */
+  touch(clientId: string, db?: Queryable): Promise<void> {
+    return this.clients.touch(clientId, db);
+  }
+
+  /** Every client, newest first, paged like every admin list (the cursor is opaque: creation time and id). */
+  async list(limit = 50, cursor?: string): Promise<Page<OAuthClientView>> {
+    const found = await this.clients.page(limit + 1, decodeClientCursor(cursor));
+    const more = found.length > limit;
+    const items = more ? found.slice(0, limit) : found;
+    const last = items[items.length - 1];
+    return {
+      items: items.map(({ created_key: _key, ...view }) => view),
+      next_cursor: more ? Buffer.from(JSON.stringify([last.created_key, last.id]), 'utf8').toString('base64url') : null,
+    };
+  }
+
+  /** Deletes a client and revokes every grant it has (`client_deleted`), in every instance at once. */
+  async remove(clientId: string): Promise<void> {
+    const found = await this.db.transaction(async (tx) => {
+      const revoked = await this.grants.revokeClientGrants(clientId, tx);
+      return (await this.clients.delete(clientId, tx)) || revoked.length > 0;
+    });
+    if (!found) throw DomainError.notFound('OAuth client', clientId);
+    await this.resolver.forget();
+  }
+
+  /** Deletes up to `limit` clients that never got a grant within a day of appearing; answers how many. */
+  purgeUnused(limit: number): Promise<number> {
+    return this.clients.purgeUnused(limit);
+  }
+}
+
+/** A timestamptz as Postgres writes it (`2026-01-02 03:04:05.123456+00`). */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
+/** The (created_at, id) position an admin-list cursor names; a cursor this API did not make is a 400. */
+function decodeClientCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof id === 'string' && TIMESTAMP.test(createdAt)) return { createdAt, id };
+  } catch {
+    // Reported below.
+  }
+  throw new DomainError('validation_failed', 'The cursor is not one this API returned; start again without it.');
+}
+
+
+/** Why a `client_id` URL cannot name a metadata document (the draft's rules), or null. */
+function documentUrlProblem(url: string): string | null {
+  if (!URL.canParse(url)) return 'it is not a URL';
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:') return 'it must be https';
+  if (parsed.pathname === '/') return 'it must have a path';
+  if (url.includes('#')) return 'it may not have a fragment';
+  if (parsed.username || parsed.password) return 'it may not carry a user name or password';
+  // Dot segments, a host in capitals, a default port: the id must be the URL exactly as it is fetched.
+  if (parsed.href !== url) return `it is not in its normal form (${parsed.href})`;
+  return null;
+}
+
+/** A fetched document as a client: its own URL as client_id, no secret (auth method none), valid metadata. */
+function checkDocument(body: unknown, url: string): ClientMetadata {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('it is not a JSON object');
+  const document = body as Record<string, unknown>;
+  if (document.client_id !== url) throw new Error(`its client_id ${JSON.stringify(document.client_id)} is not its own URL`);
+  const method = document.token_endpoint_auth_method;
+  if (method !== undefined && method !== null && method !== 'none') throw new Error(`its token_endpoint_auth_method is ${JSON.stringify(method)}; only none is accepted`);
+  if ('client_secret' in document) throw new Error('it carries a client_secret');
+  try {
+    return checkClientMetadata(document);
+  } catch (err) {
+    throw new Error(err instanceof OAuthError ? err.message.replace(/\.$/, '') : String(err));
   }
 }

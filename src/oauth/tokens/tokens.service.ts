@@ -1,0 +1,227 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Credential, CredentialProject } from '../../auth/credential.entity.js';
+import { CredentialsRepository } from '../../auth/credentials.repository.js';
+import { PrincipalResolver } from '../../auth/principal.resolver.js';
+import { GRANT_PREFIX, hashSecret, sameHash } from '../../auth/secrets.js';
+import { newId } from '../../common/ids.js';
+import { SCOPES, type Scope } from '../../common/tool-names.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/config.js';
+import { canonicalResource, single } from '../authorize/authorize-params.js';
+import type { OAuthClient } from '../clients/oauth-client.js';
+import { OAuthClientsService, UnknownClientError } from '../clients/oauth-clients.service.js';
+import { OAuthError } from '../oauth-error.js';
+import { clientCredentials, invalidClient } from './client-auth.js';
+import { GrantsRepository } from './grants.repository.js';
+
+export const REFRESH_PREFIX = 'rbr_';
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** The answer of a successful token request (RFC 6749 §5.1). */
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+
+/** What a transaction decided that must be answered after it commits: a revocation made, then refused. */
+type Outcome<T> = { ok: T } | { revoked: OAuthError };
+
+/**
+ * `POST /oauth/token` and `POST /oauth/revoke` (spec/oauth.md "Tokens"). A code becomes a grant, the
+ * product's own credential record (type `grant`, source `oauth`, no secret of its own), with an
+ * access and a refresh token kept as hashes; refresh tokens rotate. Each exchange or refresh runs
+ * in one transaction holding the rows it reads, and every revocation drops the cached principals of
+ * every instance.
+ */
+@Injectable()
+export class TokensService {
+  private readonly issuer: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clients: OAuthClientsService,
+    private readonly credentials: CredentialsRepository,
+    private readonly grants: GrantsRepository,
+    private readonly resolver: PrincipalResolver,
+  ) {
+    this.issuer = config.publicUrl;
+  }
+
+  async token(form: Record<string, unknown>, authorization: string | undefined): Promise<TokenAnswer> {
+    const repeated = Object.entries(form).find(([, v]) => typeof v !== 'string');
+    if (repeated) throw new OAuthError('invalid_request', `The parameter ${repeated[0]} is sent more than once.`);
+    const grantType = form.grant_type;
+    if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing.');
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+      throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+    }
+    const client = await this.authenticate(clientCredentials(authorization, form));
+    return grantType === 'authorization_code' ? this.exchange(client, form as Record<string, string>) : this.refresh(client, form as Record<string, string>);
+  }
+
+  /** RFC 7009: either token revokes its whole grant (`user`); an unknown token, or another client's, changes nothing. */
+  async revoke(form: Record<string, unknown>, authorization: string | undefined): Promise<Record<string, never>> {
+    const credentials = clientCredentials(authorization, form);
+    // A client that authenticates must do it right; one that only names itself may revoke only its own tokens.
+    const client = credentials.secret || credentials.basic ? await this.authenticate(credentials) : null;
+    const token = single(form.token);
+    if (!token) throw new OAuthError('invalid_request', token === null ? 'token is sent more than once.' : 'token is missing.');
+    const found = await this.grants.findToken(hashSecret(token));
+    const namedClient = client?.id ?? credentials.clientId;
+    if (!found || (namedClient !== undefined && namedClient !== found.client_id)) return {};
+    await this.credentials.revoke(found.credential_id, new Date(), 'user');
+    await this.resolver.forget();
+    return {};
+  }
+
+  /** The client, authenticated by its registered method: a confidential one by its secret (Basic or form), a public one by its id. */
+  private async authenticate({ clientId, secret, basic }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
+    if (!clientId) throw invalidClient('Name the client: client_id, or the Authorization header for a confidential client.', basic);
+    let client: OAuthClient;
+    try {
+      client = await this.clients.resolve(clientId);
+    } catch (err) {
+      if (err instanceof UnknownClientError) throw invalidClient(err.message, basic);
+      throw err;
+    }
+    if (client.token_endpoint_auth_method === 'none') {
+      if (secret) throw invalidClient('This client is public (token_endpoint_auth_method none): it has no secret to send.', basic);
+      return client;
+    }
+    if (!secret || !client.secret_hash || !sameHash(hashSecret(secret), client.secret_hash)) {
+      throw invalidClient(secret ? 'The client secret is wrong.' : `This client authenticates with its secret (${client.token_endpoint_auth_method}).`, basic);
+    }
+    return client;
+  }
+
+  private async exchange(client: OAuthClient, form: Record<string, string>): Promise<TokenAnswer> {
+    const { code, code_verifier: verifier, redirect_uri: redirectUri, resource } = form;
+    if (!code) throw new OAuthError('invalid_request', 'code is missing.');
+    if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is missing (PKCE is required).');
+    if (!CODE_VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~.');
+    if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is missing.');
+    const codeHash = hashSecret(code);
+
+    const outcome = await this.db.transaction(async (tx): Promise<Outcome<TokenAnswer>> => {
+      const found = await this.grants.findCodeForUpdate(codeHash, tx);
+      if (!found) throw invalidGrant('The code is unknown.');
+      if (found.used_at) {
+        // RFC 6749 §4.1.2: a code used twice may have been stolen; the grant it made goes too.
+        if (found.credential_id) await this.credentials.revoke(found.credential_id, new Date(), 'code_replay', tx);
+        return { revoked: invalidGrant('The code was used already; the grant it made is now revoked.') };
+      }
+      if (found.expired) throw invalidGrant('The code has expired (codes live 2 minutes).');
+      if (found.client_id !== client.id) throw invalidGrant('The code was issued to another client.');
+      if (found.redirect_uri !== redirectUri) throw invalidGrant('redirect_uri differs from the one of the authorize request.');
+      const computed = createHash('sha256').update(verifier).digest();
+      if (!sameHash(computed, Buffer.from(found.code_challenge, 'base64url'))) throw invalidGrant('code_verifier does not match the code_challenge (PKCE).');
+      if (resource !== undefined && (canonicalResource(resource, this.issuer) ?? resource) !== found.resource) {
+        throw invalidGrant('resource differs from the one the code was issued for.');
+      }
+      if (found.user_disabled) throw invalidGrant('The person who consented is disabled.');
+
+      const now = new Date();
+      const access = newToken(GRANT_PREFIX);
+      const grant: Credential = {
+        id: newId(),
+        account_id: found.account_id,
+        type: 'grant',
+        name: clientName(client),
+        secret_hash: null,
+        secret_prefix: access.visiblePrefix,
+        scopes: found.scopes,
+        expires_at: null,
+        revoked_at: null,
+        created_at: now,
+        source: 'oauth',
+        user_id: found.user_id,
+        client_id: client.id,
+        revoked_reason: null,
+      };
+      const links: CredentialProject[] = found.projects.map((p) => ({ credential_id: grant.id, project_id: p.project_id, account_id: found.account_id, role: p.role }));
+      await this.credentials.insert(grant, links, tx);
+      await this.grants.markCodeUsed(codeHash, grant.id, tx);
+      await this.clients.touch(client.id, tx);
+      return { ok: await this.issue(grant.id, client.id, found.scopes, tx, access) };
+    });
+    return this.settle(outcome);
+  }
+
+  private async refresh(client: OAuthClient, form: Record<string, string>): Promise<TokenAnswer> {
+    const { refresh_token: token, scope } = form;
+    if (!token) throw new OAuthError('invalid_request', 'refresh_token is missing.');
+    const tokenHash = hashSecret(token);
+    let narrowed = false;
+
+    const outcome = await this.db.transaction(async (tx): Promise<Outcome<TokenAnswer>> => {
+      const found = await this.grants.findRefreshForUpdate(tokenHash, this.config.oauth.refreshReuseGraceS, tx);
+      if (!found) throw invalidGrant('The refresh token is unknown.');
+      if (found.revoked) throw invalidGrant('The grant of this refresh token is revoked.');
+      if (found.client_id !== client.id) throw invalidGrant('The refresh token was issued to another client.');
+      if (found.user_disabled) throw invalidGrant('The person of this grant is disabled.');
+      if (found.expired) throw invalidGrant('The refresh token has expired (unused too long); connect again.');
+      if (found.rotated && !found.within_grace) {
+        // Presented again after the grace: someone else holds a copy. The whole grant goes.
+        await this.credentials.revoke(found.credential_id, new Date(), 'refresh_token_reuse', tx);
+        return { revoked: invalidGrant('The refresh token was used already; the grant is now revoked. Connect again.') };
+      }
+      // Within the grace a rotated token gets a pair of its own (clients refresh in parallel); the winner's pair stays valid.
+      if (!found.rotated) await this.grants.rotate(tokenHash, tx);
+
+      let scopes = found.scopes;
+      if (scope !== undefined && scope.trim() !== '') {
+        const asked = new Set(scope.split(' ').filter(Boolean));
+        const wider = [...asked].filter((s) => !found.scopes.includes(s as Scope));
+        if (wider.length) throw new OAuthError('invalid_scope', `The grant does not have ${wider.join(', ')}: a refresh may only narrow it.`);
+        const fewer = SCOPES.filter((s) => asked.has(s));
+        if (fewer.length < found.scopes.length) {
+          await this.grants.setScopes(found.credential_id, fewer, tx);
+          scopes = fewer;
+          narrowed = true;
+        }
+      }
+      await this.clients.touch(client.id, tx);
+      return { ok: await this.issue(found.credential_id, client.id, scopes, tx) };
+    });
+    // Narrower scopes apply to the grant's live access tokens too: drop what every instance cached.
+    if (narrowed) await this.resolver.forget();
+    return this.settle(outcome);
+  }
+
+  /** A new access and refresh token of a grant, stored as hashes. */
+  private async issue(credentialId: string, clientId: string, scopes: Scope[], tx: EntityManager, access = newToken(GRANT_PREFIX)): Promise<TokenAnswer> {
+    const refresh = newToken(REFRESH_PREFIX);
+    const { accessTokenTtlS, refreshTokenTtlS } = this.config.oauth;
+    await this.grants.insertToken(access.hash, credentialId, 'access', clientId, accessTokenTtlS, tx);
+    await this.grants.insertToken(refresh.hash, credentialId, 'refresh', clientId, refreshTokenTtlS, tx);
+    return { access_token: access.token, token_type: 'Bearer', expires_in: accessTokenTtlS, refresh_token: refresh.token, scope: scopes.join(' ') };
+  }
+
+  /** Answers a committed outcome: the tokens, or (a grant having been revoked) the refusal after every instance forgot it. */
+  private async settle(outcome: Outcome<TokenAnswer>): Promise<TokenAnswer> {
+    if ('ok' in outcome) return outcome.ok;
+    await this.resolver.forget();
+    throw outcome.revoked;
+  }
+}
+
+/** A bearer token: 256 random bits behind its kind's prefix, and the hash kept of it. */
+function newToken(prefix: string): { token: string; hash: Buffer; visiblePrefix: string } {
+  const token = prefix + randomBytes(32).toString('base64url');
+  return { token, hash: hashSecret(token), visiblePrefix: token.slice(0, prefix.length + 8) };
+}
+
+/** The grant's name: the client's name (activity entries and grant lists show it). */
+export function clientName(client: OAuthClient): string {
+  return client.client_name ?? (client.source === 'cimd' ? new URL(client.id).host : 'OAuth client');
+}
