@@ -20,6 +20,7 @@ describe('redactSecrets', () => {
 
   it('masks our secrets wherever they stand in a string', () => {
     expect(redactSecrets({ msg: 'key rbk_abcdefghijklmnop and rbg_ABCDEFGH12345678 failed', url: '/x?t=rba_0123456789abcdef' })).toEqual({ msg: `key ${REDACTED} and ${REDACTED} failed`, url: `/x?t=${REDACTED}` });
+    expect(redactSecrets({ msg: 'refresh rbr_abcdefghijklmnop, link /oauth/login?x=rbl_ABCDEFGH12345678' })).toEqual({ msg: `refresh ${REDACTED}, link /oauth/login?x=${REDACTED}` });
     expect(redactSecrets('rbk_')).toBe('rbk_');
   });
 

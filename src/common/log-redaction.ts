@@ -2,13 +2,13 @@
  * What never reaches a log line: credentials in headers (`Authorization`, `Cookie`, `Set-Cookie`,
  * any `*token*`, `*secret*`, `*password*` or `*api-key*` name), in query parameters and in logged
  * objects, and anything
- * shaped like one of our secrets (`rbk_`, `rbg_`, `rba_`) wherever it stands in a string.
+ * shaped like one of our secrets (`rbk_`, `rbg_`, `rba_`, and the refresh tokens `rbr_` and login links `rbl_`) wherever it stands in a string.
  *
  * Applied by the pino serializers of the request and the response (nestjs-pino binds the request to
  * every line logged while it is served) and to the object of every log call.
  */
 const SECRET_NAME = /authorization|cookie|token|secret|password|passwd|api[-_]?key/i;
-const SECRET_VALUE = /\b(rbk|rbg|rba)_[A-Za-z0-9_-]{8,}/g;
+const SECRET_VALUE = /\b(rbk|rbg|rba|rbr|rbl)_[A-Za-z0-9_-]{8,}/g;
 export const REDACTED = '[redacted]';
 
 /** A copy of `value` with every secret replaced by {@link REDACTED}; errors are left to pino's serializer. */

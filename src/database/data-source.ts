@@ -18,6 +18,7 @@ import { ArticleWordCount1764650000000 } from './migrations/1764650000000-articl
 import { FairJobClaims1764660000000 } from './migrations/1764660000000-fair-job-claims.js';
 import { PeopleAndOauth1764700000000 } from './migrations/1764700000000-people-and-oauth.js';
 import { SignIn1764700010000 } from './migrations/1764700010000-sign-in.js';
+import { SignInAndOauthPurge1764700020000 } from './migrations/1764700020000-sign-in-and-oauth-purge.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   FairJobClaims1764660000000,
   PeopleAndOauth1764700000000,
   SignIn1764700010000,
+  SignInAndOauthPurge1764700020000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */

@@ -1,9 +1,11 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { LoginLinksService } from '../sign-in/login-links.service.js';
+import { BrowserSessionsService } from '../web/browser-sessions.service.js';
 import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
 import { OAuthClientsService } from './clients/oauth-clients.service.js';
 import { GrantsRepository } from './tokens/grants.repository.js';
 
-/** How often each instance purges what the OAuth server no longer needs. */
+/** How often each instance purges what sign-in and the OAuth server no longer need. */
 export const OAUTH_PURGE_EVERY_MS = 10 * 60 * 1_000;
 /** Rows deleted per statement, so a large purge never holds many locks at once. */
 const BATCH = 500;
@@ -21,7 +23,8 @@ async function inBatches(step: (limit: number) => Promise<number>): Promise<numb
 /**
  * Deletes, on a timer in every instance (as MCP sessions are purged), the clients that never got a
  * grant within a day, consent requests expired for an hour, codes expired for a day (a replay is
- * still recognised until then) and tokens expired for an hour. Every statement works by Postgres' clock, in batches that skip the rows
+ * still recognised until then), tokens expired for an hour, expired browser sessions and login links
+ * expired for a day. Every statement works by Postgres' clock, in batches that skip the rows
  * another instance holds, so instances purging at once do not wait on each other.
  */
 @Injectable()
@@ -34,15 +37,19 @@ export class OAuthPurgeService implements OnApplicationBootstrap, OnModuleDestro
     private readonly clients: OAuthClientsService,
     private readonly authorizations: AuthorizationsRepository,
     private readonly grants: GrantsRepository,
+    private readonly browserSessions: BrowserSessionsService,
+    private readonly loginLinks: LoginLinksService,
   ) {}
 
   /** Runs every purge once; answers what each deleted. */
-  async purge(): Promise<{ clients: number; requests: number; codes: number; tokens: number }> {
+  async purge(): Promise<{ clients: number; requests: number; codes: number; tokens: number; browserSessions: number; loginLinks: number }> {
     return {
       clients: await inBatches((n) => this.clients.purgeUnused(n)),
       requests: await inBatches((n) => this.authorizations.purgeRequests(n)),
       codes: await inBatches((n) => this.grants.purgeCodes(n)),
       tokens: await inBatches((n) => this.grants.purgeTokens(n)),
+      browserSessions: await inBatches((n) => this.browserSessions.purge(n)),
+      loginLinks: await inBatches((n) => this.loginLinks.purge(n)),
     };
   }
 

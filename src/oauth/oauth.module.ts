@@ -2,6 +2,7 @@ import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from 
 import { AuthModule } from '../auth/auth.module.js';
 import { OriginGuard } from '../mcp/mcp.guards.js';
 import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
+import { LoginLinksModule } from '../sign-in/login-links.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
 import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
@@ -25,7 +26,7 @@ import { TokensService } from './tokens/tokens.service.js';
  * product's own credential record, so /mcp needs no second path for it.
  */
 @Module({
-  imports: [AuthModule, RateLimitStoreModule, UsersModule, WebModule],
+  imports: [AuthModule, RateLimitStoreModule, UsersModule, WebModule, LoginLinksModule],
   controllers: [WellKnownController, RegistrationController, AuthorizeController, TokenController],
   providers: [
     // OriginGuard is stateless (built from the config): the Host rule is its check, reused here.

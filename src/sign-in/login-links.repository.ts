@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { row, run, sql, type Queryable } from '../database/sql.js';
+import { affected, row, run, sql, type Queryable } from '../database/sql.js';
 
 /** A login link as consumed: whose it is and where it was made to lead. */
 export interface ConsumedLink {
@@ -40,6 +40,13 @@ const STATE = sql<[tokenHash: Buffer], LinkState>(
     WHERE l.token_hash = $1`,
 );
 
+// Links stay a day past their expiry, so a late click is still told "expired" or "used" rather than "unknown".
+const PURGE = sql<[limit: number]>(
+  'login_links.purge',
+  `DELETE FROM login_links WHERE token_hash IN (
+     SELECT token_hash FROM login_links WHERE expires_at < now() - interval '1 day' LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+);
+
 /** The statements of `login_links`: single-use sign-in links, kept as the hash of their token. */
 @Injectable()
 export class LoginLinksRepository {
@@ -53,6 +60,11 @@ export class LoginLinksRepository {
   /** Marks the link used and answers it, if it was unused, unexpired and its person not disabled; else null. */
   consume(tokenHash: Buffer, db: Queryable = this.db): Promise<ConsumedLink | null> {
     return row(db, CONSUME, [tokenHash]);
+  }
+
+  /** Deletes up to `limit` links expired for a day; answers how many. */
+  purge(limit: number): Promise<number> {
+    return affected(this.db, PURGE, [limit]);
   }
 
   /** What became of a link that did not consume: null when there is no such link. */

@@ -59,6 +59,11 @@ export class LoginLinksService {
    * Consumes the link of `token`, once: answers its person and its `return_to`. A used, expired or
    * unknown token, or a disabled person, is a {@link LinkRefused} and consumes nothing.
    */
+  /** Deletes up to `limit` links expired for a day (the purge runs it in batches). */
+  purge(limit: number): Promise<number> {
+    return this.links.purge(limit);
+  }
+
   async consume(token: string): Promise<{ userId: string; returnTo: string | null }> {
     const hash = hashSecret(token);
     const link = await this.links.consume(hash);

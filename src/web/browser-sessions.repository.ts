@@ -23,7 +23,11 @@ const FIND = sql<[idHash: Buffer], BrowserSessionRow>(
     WHERE s.id_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL`,
 );
 const DELETE = sql<[idHash: Buffer]>('browser_sessions.delete', `DELETE FROM browser_sessions WHERE id_hash = $1`);
-const PURGE = sql<[]>('browser_sessions.purge', `DELETE FROM browser_sessions WHERE expires_at < now()`);
+const PURGE = sql<[limit: number]>(
+  'browser_sessions.purge',
+  `DELETE FROM browser_sessions WHERE id_hash IN (
+     SELECT id_hash FROM browser_sessions WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+);
 
 /** The statements of `browser_sessions` (the rb_session cookie). */
 @Injectable()
@@ -43,7 +47,8 @@ export class BrowserSessionsRepository {
     await run(this.db, DELETE, [idHash]);
   }
 
-  purgeExpired(): Promise<number> {
-    return affected(this.db, PURGE, []);
+  /** Deletes up to `limit` expired sessions; answers how many. */
+  purge(limit: number): Promise<number> {
+    return affected(this.db, PURGE, [limit]);
   }
 }

@@ -80,4 +80,9 @@ export class BrowserSessionsService {
   private secretOf(req: Request): string | undefined {
     return startedBy.get(req) ?? parse(req.headers.cookie ?? '')[SESSION_COOKIE];
   }
+
+  /** Deletes up to `limit` expired sessions (the purge runs it in batches). */
+  purge(limit: number): Promise<number> {
+    return this.sessions.purge(limit);
+  }
 }
