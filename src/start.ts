@@ -6,6 +6,11 @@ import type { DatabaseUnreachableError } from './database/check-database.js';
 import type { EmbeddedPostgres } from './database/embedded-postgres.js';
 
 const say = (line: string) => process.stdout.write(line + '\n');
+// A supervisor that closed our output (its end of the pipe is gone) must not turn a drain into a crash
+// that leaves the embedded PostgreSQL running: lines that cannot be written are dropped.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
 
 /**
  * Starts the server as `npm start` does: configuration, database, migrations, the app, the demo seed

@@ -175,6 +175,19 @@ describe('boot: the built server as a process', () => {
       expect(alive(pid)).toBe(false);
       expect(server.output()).not.toMatch(STACK_LINE);
     }, 120_000);
+
+    it('a supervisor that closed its end of the output: SIGTERM still drains, exits 0 and stops the PostgreSQL', async () => {
+      const port = await freePort();
+      const server = start({ DATA_DIR: dataDir, PORT: String(port) });
+      await server.waitFor(/Reblog MCP ready in [\d.]+ s: /);
+      const pid = postmasterPid(dataDir)!;
+      // The drain prints its steps: each write now meets a closed pipe (EPIPE).
+      server.child.stdout!.destroy();
+      server.child.stderr!.destroy();
+      server.child.kill('SIGTERM');
+      expect(await expectExitWithin(server, 20_000)).toBe(0);
+      expect(alive(pid)).toBe(false);
+    }, 120_000);
   });
 
   // A checkout under a folder the `postgres` user cannot enter (a clone in /root, run as root): the two
