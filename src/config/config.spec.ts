@@ -14,3 +14,48 @@ describe('loadConfig: production defaults and refusals', () => {
     expect(loadConfig({ SEED_DEMO: 'false' }).seedDemo).toBe(false);
   });
 });
+
+describe('loadConfig: sign-in and OAuth settings', () => {
+  it('defaults: link sign-in, the contract TTLs, private networks refused for metadata documents', () => {
+    const config = loadConfig({});
+    expect(config.loginMethods).toEqual(['link']);
+    expect(config.oidc).toBeUndefined();
+    expect(config.authProxyUserHeader).toBe('x-forwarded-email');
+    expect(config.oauth).toEqual({ accessTokenTtlS: 3600, refreshTokenTtlS: 30 * 86_400, refreshReuseGraceS: 120, cimdAllowPrivateNetworks: false, ipRateLimitPerMinute: 60 });
+    expect(config.demoOwnerEmail).toBe('owner@demo.test');
+  });
+
+  it('LOGIN_METHODS takes a comma list of link, oidc and proxy, and names a wrong one', () => {
+    expect(() => loadConfig({ LOGIN_METHODS: 'link,password' })).toThrow('LOGIN_METHODS must be a comma list of link, oidc, proxy; got "password".');
+    expect(loadConfig({ LOGIN_METHODS: ' Link , proxy', AUTH_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' }).loginMethods).toEqual(['link', 'proxy']);
+  });
+
+  it('oidc needs its issuer and client id', () => {
+    expect(() => loadConfig({ LOGIN_METHODS: 'oidc' })).toThrow(/set OIDC_ISSUER and OIDC_CLIENT_ID/);
+    expect(() => loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'not a url', OIDC_CLIENT_ID: 'x' })).toThrow('OIDC_ISSUER must be a URL; got "not a url".');
+    expect(loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'reblog' }).oidc).toEqual({ issuer: 'https://idp.example.com', clientId: 'reblog', clientSecret: undefined });
+  });
+
+  it('proxy needs the trusted peers, as addresses or CIDR ranges, and trusts only those', () => {
+    expect(() => loadConfig({ LOGIN_METHODS: 'proxy' })).toThrow(/set AUTH_PROXY_TRUSTED_CIDRS/);
+    for (const bad of ['10.0.0.0/33', 'gateway', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
+      expect(() => loadConfig({ LOGIN_METHODS: 'proxy', AUTH_PROXY_TRUSTED_CIDRS: bad })).toThrow(`AUTH_PROXY_TRUSTED_CIDRS must be a comma list of addresses or CIDR ranges such as 10.0.0.0/8; got "${bad}".`);
+    }
+    const trusted = loadConfig({ LOGIN_METHODS: 'proxy', AUTH_PROXY_TRUSTED_CIDRS: '10.1.0.0/16, 127.0.0.1, fd00::/8' }).authProxyTrusted;
+    expect(trusted.check('10.1.200.3', 'ipv4')).toBe(true);
+    expect(trusted.check('10.2.0.1', 'ipv4')).toBe(false);
+    expect(trusted.check('127.0.0.1', 'ipv4')).toBe(true);
+    expect(trusted.check('127.0.0.2', 'ipv4')).toBe(false);
+    expect(trusted.check('fd12::1', 'ipv6')).toBe(true);
+  });
+
+  it('OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true is refused in production', () => {
+    expect(loadConfig({ OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true' }).oauth.cimdAllowPrivateNetworks).toBe(true);
+    expect(() => loadConfig({ ...PRODUCTION, OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true' })).toThrow(/refused when NODE_ENV=production/);
+  });
+
+  it('token lifetimes are bounded', () => {
+    expect(() => loadConfig({ OAUTH_ACCESS_TOKEN_TTL_S: '0' })).toThrow('OAUTH_ACCESS_TOKEN_TTL_S must be a whole number from 1 to 86400; got "0".');
+    expect(() => loadConfig({ OAUTH_REFRESH_REUSE_GRACE_S: '-1' })).toThrow(/OAUTH_REFRESH_REUSE_GRACE_S must be a whole number from 0/);
+  });
+});
