@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Credential, CredentialProject } from '../../auth/credential.entity.js';
 import { CredentialsRepository } from '../../auth/credentials.repository.js';
 import { PrincipalResolver } from '../../auth/principal.resolver.js';
-import { GRANT_PREFIX, hashSecret, sameHash } from '../../auth/secrets.js';
+import { GRANT_PREFIX, hashSecret, newSecret, sameHash } from '../../auth/secrets.js';
 import { newId } from '../../common/ids.js';
 import { SCOPES, type Scope } from '../../common/tool-names.js';
 import { APP_CONFIG } from '../../config/config.module.js';
@@ -131,7 +131,7 @@ export class TokensService {
       if (found.user_disabled) throw invalidGrant('The person who consented is disabled.');
 
       const now = new Date();
-      const access = newToken(GRANT_PREFIX);
+      const access = newSecret(GRANT_PREFIX);
       const grant: Credential = {
         id: newId(),
         account_id: found.account_id,
@@ -199,12 +199,12 @@ export class TokensService {
   }
 
   /** A new access and refresh token of a grant, stored as hashes. */
-  private async issue(credentialId: string, clientId: string, scopes: Scope[], tx: EntityManager, access = newToken(GRANT_PREFIX)): Promise<TokenAnswer> {
-    const refresh = newToken(REFRESH_PREFIX);
+  private async issue(credentialId: string, clientId: string, scopes: Scope[], tx: EntityManager, access = newSecret(GRANT_PREFIX)): Promise<TokenAnswer> {
+    const refresh = newSecret(REFRESH_PREFIX);
     const { accessTokenTtlS, refreshTokenTtlS } = this.config.oauth;
     await this.grants.insertToken(access.hash, credentialId, 'access', clientId, accessTokenTtlS, tx);
     await this.grants.insertToken(refresh.hash, credentialId, 'refresh', clientId, refreshTokenTtlS, tx);
-    return { access_token: access.token, token_type: 'Bearer', expires_in: accessTokenTtlS, refresh_token: refresh.token, scope: scopes.join(' ') };
+    return { access_token: access.secret, token_type: 'Bearer', expires_in: accessTokenTtlS, refresh_token: refresh.secret, scope: scopes.join(' ') };
   }
 
   /** Answers a committed outcome: the tokens, or (a grant having been revoked) the refusal after every instance forgot it. */
@@ -213,12 +213,6 @@ export class TokensService {
     await this.resolver.forget();
     throw outcome.revoked;
   }
-}
-
-/** A bearer token: 256 random bits behind its kind's prefix, and the hash kept of it. */
-function newToken(prefix: string): { token: string; hash: Buffer; visiblePrefix: string } {
-  const token = prefix + randomBytes(32).toString('base64url');
-  return { token, hash: hashSecret(token), visiblePrefix: token.slice(0, prefix.length + 8) };
 }
 
 /** The grant's name: the client's name (activity entries and grant lists show it). */
