@@ -19,6 +19,8 @@ import { ConsoleService } from './console.service.js';
 export class ConsoleController {
   constructor(private readonly console: ConsoleService) {}
 
+  // `/console/` (where a sign-in lands) is matched by the catch-all below: with strict routing a
+  // controller's own path has no trailing slash.
   @Get()
   async accounts(@Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
     const accounts = await this.console.accounts(req.browserSession.user);
@@ -63,9 +65,10 @@ export class ConsoleController {
     res.redirect(303, `${accountPath(accountId, 'keys')}?done=revoked`);
   }
 
-  /** Anything else under /console: the console's 404 page (after the session check, like every page). */
-  @All('*path')
-  notFound(): never {
+  /** `/console/` is the accounts page; anything else under /console the console's 404 page (after the session check, like every page). */
+  @All('{*path}')
+  async rest(@Param('path') path: string[] | undefined, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+    if (req.method === 'GET' && !path?.some((part) => part !== '')) return this.accounts(req, res);
     throw new NotFoundException();
   }
 

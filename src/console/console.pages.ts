@@ -29,7 +29,7 @@ const SCOPE_WORDS: Record<string, string> = {
 };
 
 /** Where a page of an account lives. */
-export const accountPath = (accountId: string, rest = ''): string => `/console/accounts/${accountId}/${rest}`;
+export const accountPath = (accountId: string, rest = ''): string => `/console/accounts/${accountId}${rest ? `/${rest}` : ''}`;
 
 function number(n: number): string {
   return n.toLocaleString('en-US');
