@@ -164,7 +164,8 @@ ${SCOPES.map((s) => html`<label class="inline"><input type="checkbox" name="scop
 <fieldset><legend>Projects and roles</legend>
 ${place.projects.length
     ? html`<ul class="choices">${place.projects.map((p: ProjectRoleRow) => {
-        const role = chosen.get(p.project_id) ?? p.role;
+        // Least privilege by default: editor (or the owner's own role when lower).
+        const role = chosen.get(p.project_id) ?? (roleAtLeast(p.role, 'editor') ? 'editor' : p.role);
         return html`<li><label class="inline"><input type="checkbox" name="project" value="${p.project_id}"${chosen.has(p.project_id) || !form ? html` checked` : null}> ${p.name}</label>
 <select name="role_${p.project_id}" aria-label="Role on ${p.name}">${ROLES.filter((r) => roleAtLeast(p.role, r)).map((r) => html`<option value="${r}"${r === role ? html` selected` : null}>${r}</option>`)}</select></li>`;
       })}</ul>`

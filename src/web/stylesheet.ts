@@ -41,6 +41,9 @@ nav.console { border-bottom: 1px solid var(--line); padding: 0 1.25rem; display:
 nav.console a { display: inline-block; padding: .6rem 0; text-decoration: none; border-bottom: 3px solid transparent; }
 nav.console a[aria-current=page] { border-bottom-color: var(--accent); color: var(--fg); font-weight: 600; }
 nav.console .account { color: var(--muted); padding: .6rem 0; margin-right: auto; }
+nav.console form { align-self: center; padding: .35rem 0; }
+@media (max-width: 40rem) { nav.console .account { flex-basis: 100%; padding-bottom: 0; } }
+th { white-space: nowrap; }
 .table-scroll { overflow-x: auto; margin: .5rem 0 1rem; }
 .table-scroll table { min-width: 36rem; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
