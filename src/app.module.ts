@@ -5,6 +5,7 @@ import { ADMIN_TOKEN } from './admin/admin-token.js';
 import { redactingLogOptions } from './common/log-redaction.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -52,6 +53,7 @@ export class AppModule {
         UsersModule,
         WebModule,
         SignInModule,
+        ConsoleModule,
         DemoModule,
         ...extraModules,
       ],

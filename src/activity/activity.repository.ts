@@ -63,6 +63,30 @@ for (let mask = 0; mask < 1 << LIST_CONDITIONS.length; mask++) {
   LISTS.set(key, sql(`activity.list${key ? `_${key}` : ''}`, `SELECT * FROM activity_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${used.length + 2}`));
 }
 
+// Counts since an id: ids are UUID v7, so `id >= floor` is `at >= since` on the account's indexes.
+// $3 null: every credential of the account; else only those credentials'.
+const OUTCOMES_SINCE = sql<[accountId: string, floor: string, credentialIds: string[] | null], { outcome: Outcome; n: number }>(
+  'activity.outcomes_since',
+  `SELECT outcome, sum(count)::int AS n FROM activity_log
+    WHERE account_id = $1 AND id >= $2::uuid AND ($3::uuid[] IS NULL OR credential_id = ANY($3::uuid[]))
+    GROUP BY outcome`,
+);
+
+// Per credential: its newest entry's time and its requests since the floor (activity_credential_idx).
+const USAGE = sql<[accountId: string, credentialIds: string[], floor: string], { credential_id: string; last_used_at: Date | null; requests: number }>(
+  'activity.usage',
+  `SELECT c.id AS credential_id,
+          (SELECT at FROM activity_log WHERE account_id = $1 AND credential_id = c.id ORDER BY id DESC LIMIT 1) AS last_used_at,
+          (SELECT coalesce(sum(count), 0)::int FROM activity_log WHERE account_id = $1 AND credential_id = c.id AND id >= $3::uuid) AS requests
+     FROM unnest($2::uuid[]) AS c(id)`,
+);
+
+/** The smallest UUID v7 of the millisecond `at`: every id made at or after it sorts at or above it. */
+export function idFloor(at: Date): string {
+  const hex = Math.max(0, at.getTime()).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
 /** The listing's conditions; each one given narrows it. */
 export interface ActivityListConditions {
   after?: string | null;
@@ -98,6 +122,16 @@ export class ActivityRepository {
     const values: Record<ListCondition, unknown> = { after: conditions.after, outcome: conditions.outcome, credential: conditions.credentialId, method: conditions.method, tool: conditions.tool };
     const used = LIST_CONDITIONS.filter(([name]) => values[name]);
     return rows(this.db, LISTS.get(used.map(([name]) => name).join('_'))!, [accountId, ...used.map(([name]) => values[name]), limit]);
+  }
+
+  /** Requests (folded counts added up) per outcome since `since`, of the credentials given or (null) all the account's. */
+  outcomesSince(accountId: string, since: Date, credentialIds: string[] | null): Promise<{ outcome: Outcome; n: number }[]> {
+    return rows(this.db, OUTCOMES_SINCE, [accountId, idFloor(since), credentialIds]);
+  }
+
+  /** Each credential's last use and its requests since `since`. */
+  usage(accountId: string, credentialIds: string[], since: Date): Promise<{ credential_id: string; last_used_at: Date | null; requests: number }[]> {
+    return rows(this.db, USAGE, [accountId, credentialIds, idFloor(since)]);
   }
 
   /** Closes the writer's connections; called once the last entries are written. */

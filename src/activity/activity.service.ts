@@ -3,7 +3,7 @@ import { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { ActivityEntry, Outcome } from './activity-entry.entity.js';
+import { OUTCOMES, type ActivityEntry, type Outcome } from './activity-entry.entity.js';
 import { ActivityRepository, WRITER_CONNECTIONS, type ActivityInsert } from './activity.repository.js';
 
 /** What the MCP layer records for one request. */
@@ -236,6 +236,24 @@ export class ActivityService implements OnApplicationShutdown {
     // Fold rows in key order: two instances updating the same rows never wait on each other in a cycle.
     await this.entries.insert(plain.concat([...folded.values()].sort((a, b) => (a.fold_key! < b.fold_key! ? -1 : 1))));
     this.metrics?.activityBatchSize.observe(rows.length);
+  }
+
+  /**
+   * Requests per outcome since `since` (every outcome present, 0 when none), of the credentials given
+   * or, with null, of the whole account.
+   */
+  async outcomesSince(accountId: string, since: Date, credentialIds: string[] | null): Promise<Record<Outcome, number>> {
+    const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+    if (credentialIds && !credentialIds.length) return counts;
+    for (const { outcome, n } of await this.entries.outcomesSince(accountId, since, credentialIds)) counts[outcome] = n;
+    return counts;
+  }
+
+  /** Each credential's last use (null if never) and its requests since `since`. */
+  async usage(accountId: string, credentialIds: string[], since: Date): Promise<Map<string, { lastUsedAt: Date | null; requests: number }>> {
+    if (!credentialIds.length) return new Map();
+    const found = await this.entries.usage(accountId, credentialIds, since);
+    return new Map(found.map((u) => [u.credential_id, { lastUsedAt: u.last_used_at, requests: u.requests }]));
   }
 
   async list(accountId: string, filter: ActivityFilter, limit = 50, cursor?: string): Promise<Page<ReturnType<typeof view>>> {

@@ -49,6 +49,19 @@ const PAGE_AFTER = sql<[accountId: string, type: CredentialType, after: string, 
     WHERE c.account_id = $1 AND c.type = $2 AND c.id < $3 ORDER BY c.id DESC LIMIT $4`,
 );
 
+/** A person's connection as the console lists it: the grant, its client's current name and redirect URIs. */
+export type ConnectedGrant = ListedCredential & { client_redirect_uris: string[] | null };
+
+// The console's Connected apps: an account's OAuth grants (only one person's when $2 is given),
+// live ones first, newest first.
+const OAUTH_GRANTS = sql<[accountId: string, userId: string | null, limit: number], ConnectedGrant>(
+  'credentials.oauth_grants',
+  `SELECT c.*, oc.client_name, oc.redirect_uris AS client_redirect_uris
+     FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id
+    WHERE c.account_id = $1 AND c.type = 'grant' AND c.source = 'oauth' AND ($2::uuid IS NULL OR c.user_id = $2)
+    ORDER BY c.revoked_at IS NOT NULL, c.id DESC LIMIT $3`,
+);
+
 const LINKS = sql<[credentialIds: string[]], CredentialProject>('credentials.links', `SELECT * FROM credential_projects WHERE credential_id = ANY($1::uuid[])`);
 
 const FIND = sql<[id: string, type: CredentialType], Credential>('credentials.find', `SELECT * FROM credentials WHERE id = $1 AND type = $2`);
@@ -110,6 +123,11 @@ export class CredentialsRepository {
   /** An account's credentials of one type, newest first, up to `limit`, older than `after` if given. */
   page(accountId: string, type: CredentialType, limit: number, after?: string): Promise<ListedCredential[]> {
     return after ? rows(this.db, PAGE_AFTER, [accountId, type, after, limit]) : rows(this.db, PAGE, [accountId, type, limit]);
+  }
+
+  /** An account's OAuth grants, of one person when `userId` is given; live ones first, newest first. */
+  oauthGrants(accountId: string, userId: string | null, limit: number): Promise<ConnectedGrant[]> {
+    return rows(this.db, OAUTH_GRANTS, [accountId, userId, limit]);
   }
 
   /** The project links of these credentials. */

@@ -8,7 +8,7 @@ import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
-import { CredentialsRepository, type ListedCredential } from './credentials.repository.js';
+import { CredentialsRepository, type ConnectedGrant, type ListedCredential } from './credentials.repository.js';
 import { PrincipalResolver } from './principal.resolver.js';
 import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
 
@@ -18,6 +18,17 @@ export interface CredentialInput {
   projects: { project_id: string; role: ProjectRole }[];
   expiresInSeconds?: number;
 }
+
+/** Who may revoke, and why: the console revokes within one account, a member only their own grants. */
+export interface RevokeScope {
+  accountId: string;
+  /** Only a credential acting for this person (a member disconnecting their own app). */
+  userId?: string;
+  reason: RevokedReason;
+}
+
+/** An OAuth grant as the console shows it: the admin view plus where its client redirects. */
+export type ConnectionView = CredentialView & { redirect_uris: string[] };
 
 export interface CredentialView {
   id: string;
@@ -91,13 +102,26 @@ export class CredentialsService {
   }
 
   /**
+   * An account's OAuth grants (a person's connected apps), only `userId`'s when given, with their
+   * projects and their client's redirect URIs; live ones first, up to `limit`.
+   */
+  async connections(accountId: string, userId: string | null, limit = 200): Promise<ConnectionView[]> {
+    const grants = await this.credentials.oauthGrants(accountId, userId, limit);
+    const links = grants.length ? await this.credentials.links(grants.map((g) => g.id)) : [];
+    return grants.map((g: ConnectedGrant) => ({ ...view(g, links.filter((l) => l.credential_id === g.id)), redirect_uris: g.client_redirect_uris ?? [] }));
+  }
+
+  /**
    * Revokes at once, in every instance (they drop their cached principal when told). An OAuth grant
    * has no secret hash of its own (its secrets are its tokens): every cached principal is dropped.
+   * With a `scope`, a credential outside it (another account's, another person's) is not_found, as
+   * one that does not exist.
    */
-  async revoke(type: CredentialType, id: string): Promise<void> {
+  async revoke(type: CredentialType, id: string, scope?: RevokeScope): Promise<void> {
     const credential = await this.credentials.find(id, type);
-    if (!credential) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
-    if (!credential.revoked_at) await this.credentials.revoke(id, new Date(), 'admin');
+    const outside = scope && credential && (credential.account_id !== scope.accountId || (scope.userId !== undefined && credential.user_id !== scope.userId));
+    if (!credential || outside) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
+    if (!credential.revoked_at) await this.credentials.revoke(id, new Date(), scope?.reason ?? 'admin');
     await this.resolver.forget(credential.secret_hash ?? undefined);
   }
 }

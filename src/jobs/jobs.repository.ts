@@ -72,6 +72,13 @@ const FIND = sql<[id: string, accountId: string, projectIds: readonly string[]],
   `SELECT * FROM jobs WHERE id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[])`,
 );
 
+// The console's overview: jobs waiting and running in some projects of an account (partial indexes of the claim).
+const COUNT_ACTIVE = sql<[accountId: string, projectIds: readonly string[]], { queued: number; running: number }>(
+  'jobs.count_active',
+  `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'running')::int AS running
+     FROM jobs WHERE account_id = $1 AND status IN ('queued', 'running') AND project_id = ANY($2::uuid[])`,
+);
+
 const REREAD = sql<[id: string, accountId: string], Job>('jobs.reread', `SELECT * FROM jobs WHERE id = $1 AND account_id = $2`);
 
 const IN_PROJECT = 'account_id = $1 AND project_id = $2';
@@ -286,6 +293,11 @@ export class JobsRepository implements OnApplicationShutdown {
 
   find(accountId: string, projectIds: readonly string[], id: string): Promise<Job | null> {
     return row(this.db, FIND, [id, accountId, projectIds]);
+  }
+
+  /** Jobs queued and running in these projects of the account. */
+  async countActive(accountId: string, projectIds: readonly string[]): Promise<{ queued: number; running: number }> {
+    return (await row(this.db, COUNT_ACTIVE, [accountId, projectIds]))!;
   }
 
   reread(id: string, accountId: string): Promise<Job | null> {

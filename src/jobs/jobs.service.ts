@@ -101,6 +101,12 @@ export class JobsService {
   }
 
   /** Like {@link find}, but an unknown job is a `not_found` error. */
+  /** How many jobs are queued and running in these projects of the account. */
+  async countActive(accountId: string, projectIds: readonly string[]): Promise<{ queued: number; running: number }> {
+    if (!projectIds.length) return { queued: 0, running: 0 };
+    return this.jobs.countActive(accountId, projectIds);
+  }
+
   async get(accountId: string, projectIds: readonly string[], id: string): Promise<Job> {
     const job = await this.find(accountId, projectIds, id);
     if (!job) throw new DomainError('not_found', `No job with id "${id}"; list_jobs lists the jobs of a project.`);

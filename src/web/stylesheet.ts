@@ -37,4 +37,22 @@ ul.choices { list-style: none; padding: 0; margin: 0; }
 ul.choices li { display: flex; gap: .75rem; align-items: center; justify-content: space-between; flex-wrap: wrap; padding: .35rem 0; border-bottom: 1px solid var(--line); }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; overflow-wrap: anywhere; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+nav.console { border-bottom: 1px solid var(--line); padding: 0 1.25rem; display: flex; gap: .25rem 1.25rem; flex-wrap: wrap; }
+nav.console a { display: inline-block; padding: .6rem 0; text-decoration: none; border-bottom: 3px solid transparent; }
+nav.console a[aria-current=page] { border-bottom-color: var(--accent); color: var(--fg); font-weight: 600; }
+nav.console .account { color: var(--muted); padding: .6rem 0; margin-right: auto; }
+nav.console form { align-self: center; padding: .35rem 0; }
+@media (max-width: 40rem) { nav.console .account { flex-basis: 100%; padding-bottom: 0; } }
+th { white-space: nowrap; }
+.table-scroll { overflow-x: auto; margin: .5rem 0 1rem; }
+.table-scroll table { min-width: 36rem; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+dl.stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: .75rem; margin: .5rem 0 1rem; }
+dl.stats div { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .5rem .75rem; }
+dl.stats dt { color: var(--muted); font-size: .85rem; }
+dl.stats dd { margin: 0; font-size: 1.35rem; font-weight: 600; font-variant-numeric: tabular-nums; }
+.secret { display: block; padding: .6rem .75rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; word-break: break-all; }
+.checks { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; }
+ul.plain { list-style: none; padding: 0; margin: 0; }
+button.small { padding: .2rem .6rem; font-size: .9rem; }
 `;
