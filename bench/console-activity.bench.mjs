@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ROOT } from '../scripts/lib/server.mjs';
 import { build, median, runMain, startDatabase, atCleanup } from './lib/bench.mjs';
