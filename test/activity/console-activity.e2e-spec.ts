@@ -254,3 +254,28 @@ describe('console activity (ActivityService)', () => {
     });
   });
 });
+
+describe('console activity filters on the admin API', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('takes client_name, from and to, and refuses a time it cannot read', async () => {
+    const accountId = (await t.http.post('/admin/v1/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'Console', owner_email: 'console@example.com' }).expect(201)).body.id;
+    const at = new Date('2026-11-30T12:00:00.000Z');
+    const base = { account_id: accountId, credential_type: 'api_key', credential_id: randomUUID(), credential_name: 'key', client_version: '1', session_id: null, method: 'tools/call', tool: 'list_articles', project_id: null, outcome: 'ok' as const, error: null, duration_ms: 1, count: 1, fold_key: null };
+    await t.app.get(ActivityRepository).insert([
+      { ...base, id: v7({ msecs: at.getTime() }), at, client_name: 'cursor' },
+      { ...base, id: v7({ msecs: at.getTime() + 1 }), at: new Date(at.getTime() + 1), client_name: 'claude-code' },
+    ]);
+    const get = (query: string) => t.http.get(`/admin/v1/accounts/${accountId}/activity?${query}`).set('authorization', `Bearer ${t.adminToken}`);
+    expect((await get('client_name=cursor').expect(200)).body.items.map((e: { client: { name: string } }) => e.client.name)).toEqual(['cursor']);
+    expect((await get(`from=${encodeURIComponent('2026-11-30T12:00:00.001Z')}`).expect(200)).body.items.map((e: { client: { name: string } }) => e.client.name)).toEqual(['claude-code']);
+    expect((await get('to=2026-11-30T12:00:00.001Z').expect(200)).body.items).toHaveLength(1);
+    const refused = await get('from=yesterday').expect(400);
+    expect(JSON.stringify(refused.body)).toContain('validation_failed');
+    expect(JSON.stringify(refused.body)).toContain('from must be a time in ISO 8601');
+  });
+});
