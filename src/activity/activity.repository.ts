@@ -155,17 +155,24 @@ export interface ActivityChartRow {
 }
 
 /**
- * Requests per bucket and outcome in `[from, to)`: `date_bin` on absolute time from a UTC midnight,
- * so buckets are UTC hours or days whatever the session's time zone, and an entry at 10:00:00.000
- * is in the 10:00 bucket. `$4` restricts to a set of credentials when not null. An index-only scan
- * of `activity_chart_idx` (account_id, at) INCLUDE (outcome, count, credential_id).
+ * Requests per bucket and outcome in `[from, to)`. The buckets are `date_bin` on absolute time from a
+ * UTC midnight, so they are UTC hours or days whatever the session's time zone, and an entry at
+ * 10:00:00.000 is in the 10:00 bucket. Each bucket is summed on its own (LATERAL): a small hash of
+ * outcomes per bucket over an index-only scan of `activity_chart_idx` (account_id, at) INCLUDE
+ * (outcome, count, credential_id), where one GROUP BY over the span sorted every entry of it (twice
+ * as slow at 240,000 entries in 7 days). `$4` restricts to a set of credentials when not null.
  */
 const CHART = sql<[string, Date, Date, readonly string[] | null, string], ActivityChartRow>(
   'activity.chart',
-  `SELECT date_bin($5::interval, at, timestamptz '2000-01-01 00:00:00+00') AS bucket, outcome, sum(count)::int AS requests
-    FROM activity_log
-    WHERE account_id = $1 AND at >= $2 AND at < $3 AND ($4::uuid[] IS NULL OR credential_id = ANY($4::uuid[]))
-    GROUP BY 1, 2
+  `SELECT b.start AS bucket, e.outcome, e.requests
+    FROM generate_series(date_bin($5::interval, $2::timestamptz, timestamptz '2000-01-01 00:00:00+00'), $3::timestamptz, $5::interval) AS b(start)
+    CROSS JOIN LATERAL (
+      SELECT outcome, sum(count)::int AS requests
+      FROM activity_log
+      WHERE account_id = $1 AND at >= greatest(b.start, $2::timestamptz) AND at < least(b.start + $5::interval, $3::timestamptz)
+        AND ($4::uuid[] IS NULL OR credential_id = ANY($4::uuid[]))
+      GROUP BY outcome
+    ) AS e
     ORDER BY 1, 2`,
   { hot: true },
 );

@@ -1,8 +1,13 @@
 -- activity.chart
-SELECT date_bin($5::interval, at, timestamptz '2000-01-01 00:00:00+00') AS bucket, outcome, sum(count)::int AS requests
-FROM activity_log
-WHERE account_id = $1 AND at >= $2 AND at < $3 AND ($4::uuid[] IS NULL OR credential_id = ANY($4::uuid[]))
-GROUP BY 1, 2
+SELECT b.start AS bucket, e.outcome, e.requests
+FROM generate_series(date_bin($5::interval, $2::timestamptz, timestamptz '2000-01-01 00:00:00+00'), $3::timestamptz, $5::interval) AS b(start)
+CROSS JOIN LATERAL (
+  SELECT outcome, sum(count)::int AS requests
+  FROM activity_log
+  WHERE account_id = $1 AND at >= greatest(b.start, $2::timestamptz) AND at < least(b.start + $5::interval, $3::timestamptz)
+    AND ($4::uuid[] IS NULL OR credential_id = ANY($4::uuid[]))
+  GROUP BY outcome
+) AS e
 ORDER BY 1, 2;
 
 -- activity.insert
