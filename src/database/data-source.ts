@@ -19,6 +19,7 @@ import { FairJobClaims1764660000000 } from './migrations/1764660000000-fair-job-
 import { PeopleAndOauth1764700000000 } from './migrations/1764700000000-people-and-oauth.js';
 import { SignIn1764700010000 } from './migrations/1764700010000-sign-in.js';
 import { SignInAndOauthPurge1764700020000 } from './migrations/1764700020000-sign-in-and-oauth-purge.js';
+import { ActivityConsole1764800000000 } from './migrations/1764800000000-activity-console.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   PeopleAndOauth1764700000000,
   SignIn1764700010000,
   SignInAndOauthPurge1764700020000,
+  ActivityConsole1764800000000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */
