@@ -74,7 +74,7 @@ export function accountPage(res: Response, frame: Frame, place: ConsoleAccount, 
   sendPage(res, { title, body, signedInAs: frame.email, policy: 'console', wide: true, status, nav: nav(place, section, frame.csrf, frame.several) });
 }
 
-export function scrollTable(label: string, table: Html): Html {
+function scrollTable(label: string, table: Html): Html {
   // Focusable so a keyboard can scroll it on a narrow screen.
   return html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }

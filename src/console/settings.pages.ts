@@ -3,7 +3,7 @@ import type { AgentConfigVersion } from '../agents/agents.service.js';
 import { WRITER_QUESTIONS, type SetupQuestion, type WriterAnswers } from '../agents/writer-questions.js';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { html, type Html } from '../web/html.js';
-import { accountPage, accountPath, number, scrollTable, time, type Frame } from './console.pages.js';
+import { accountPage, accountPath, number, time, type Frame } from './console.pages.js';
 import { VERSIONS_SHOWN, type SettingsData } from './settings.service.js';
 
 // Project settings (owners): which tools run in the project, and the writer's answers with their
@@ -71,23 +71,15 @@ function changes(version: AgentConfigVersion, before: AgentConfigVersion | undef
   return WRITER_QUESTIONS.filter((q) => (version.answers[q.id] ?? '') !== (before.answers[q.id] ?? '')).map((q) => label(q.id));
 }
 
-function versionsTable(versions: AgentConfigVersion[]): Html {
+function versionsList(versions: AgentConfigVersion[]): Html {
   if (!versions.length) return html`<p class="muted">No version yet.</p>`;
-  const rows = versions.map((v, i) => {
+  // A list of disclosures rather than a table: the answers are long, and it reads the same at 360 px.
+  return html`<ol class="versions">${versions.map((v, i) => {
     const changed = changes(v, versions[i + 1]);
-    return html`<tr>
-<td class="num">${number(v.version)}</td>
-<td>${time(v.created_at)}</td>
-<td>${changed === null ? html`<span class="muted">—</span>` : v.version === 1 ? 'First version' : changed.length ? changed.join(', ') : html`<span class="muted">nothing</span>`}</td>
-<td><details><summary>Answers of version ${number(v.version)}</summary><dl class="answers">${WRITER_QUESTIONS.map(
-      (q) => html`<dt>${label(q.id)}</dt><dd>${v.answers[q.id] ? v.answers[q.id] : html`<span class="muted">(empty)</span>`}</dd>`,
-    )}</dl></details></td>
-</tr>`;
-  });
-  return scrollTable(
-    'Versions of the writer',
-    html`<table><thead><tr><th scope="col" class="num">Version</th><th scope="col">Saved</th><th scope="col">Changed</th><th scope="col">Answers</th></tr></thead><tbody>${rows}</tbody></table>`,
-  );
+    const what = v.version === 1 ? 'first version' : changed === null ? null : changed.length ? `changed ${changed.join(', ')}` : 'nothing changed';
+    return html`<li><details><summary><strong>Version ${number(v.version)}</strong> · ${time(v.created_at)}${what ? html` · <span class="changed">${what}</span>` : null}</summary>
+<dl class="answers">${WRITER_QUESTIONS.map((q) => html`<dt>${label(q.id)}</dt><dd>${v.answers[q.id] ? v.answers[q.id] : html`<span class="muted">(empty)</span>`}</dd>`)}</dl></details></li>`;
+  })}</ol>`;
 }
 
 /** The settings of one project: tools, the writer's form and its versions, newest first. */
@@ -99,7 +91,7 @@ ${done ? html`<p class="notice" role="status">${done}</p>` : null}
 ${toolsForm(data, frame.csrf)}
 ${writerForm(data, frame.csrf, opts.answers ?? data.answers, opts.problem)}
 <h2 id="versions">Versions of the writer</h2>
-<p class="muted">Newest first${data.versions.length >= VERSIONS_SHOWN ? `, the latest ${VERSIONS_SHOWN}` : ''}. A job keeps the version it was started with.</p>
-${versionsTable(data.versions)}`;
+<p class="muted">Newest first${data.versions.length >= VERSIONS_SHOWN ? `, the latest ${VERSIONS_SHOWN}` : ''}; open one to read its answers. A job keeps the version it was started with.</p>
+${versionsList(data.versions)}`;
   accountPage(res, frame, data, 'settings', `Settings of ${data.project.name}`, body, opts.problem ? 400 : 200);
 }

@@ -212,10 +212,10 @@ describe('console project settings', () => {
     expect(page.text).toContain('Current: version 3');
     expect(page.text).toContain('Save as version 4');
     expect(page.text).toMatch(/<select id="writer-length" name="length">.*<option value="long" selected>/s);
-    const versions = [...page.text.matchAll(/Answers of version (\d+)/g)].map((m) => Number(m[1]));
+    const versions = [...page.text.matchAll(/<strong>Version (\d+)<\/strong>/g)].map((m) => Number(m[1]));
     expect(versions).toEqual([3, 2, 1]);
-    const changed = [...page.text.matchAll(/<\/time><\/td>\n<td>([^<]*)<\/td>/g)].map((m) => m[1]);
-    expect(changed).toEqual(['length', 'tone, banned words', 'First version']);
+    const changed = [...page.text.matchAll(/<span class="changed">([^<]*)<\/span>/g)].map((m) => m[1]);
+    expect(changed).toEqual(['changed length', 'changed tone, banned words', 'first version']);
     expect(page.text).not.toContain('The writer is not set up yet');
   });
 
