@@ -67,7 +67,7 @@ ${WRITER_QUESTIONS.map((q) => field(q, answers[q.id] ?? ''))}
 
 /** Which answers differ from the version before; null when that version is not among those shown. */
 function changes(version: AgentConfigVersion, before: AgentConfigVersion | undefined): string[] | null {
-  if (!before) return version.version === 1 ? [] : null;
+  if (!before) return null;
   return WRITER_QUESTIONS.filter((q) => (version.answers[q.id] ?? '') !== (before.answers[q.id] ?? '')).map((q) => label(q.id));
 }
 
@@ -84,7 +84,7 @@ function versionsList(versions: AgentConfigVersion[]): Html {
 
 /** The settings of one project: tools, the writer's form and its versions, newest first. */
 export function settingsPage(res: Response, frame: Frame, data: SettingsData, opts: { done?: unknown; answers?: WriterAnswers; problem?: string } = {}): void {
-  const done = typeof opts.done === 'string' ? NOTICES[opts.done] : undefined;
+  const done = typeof opts.done === 'string' && Object.hasOwn(NOTICES, opts.done) ? NOTICES[opts.done] : undefined;
   const body = html`<p class="muted"><a href="${accountPath(data.membership.account_id)}">Overview</a> › ${data.project.name}</p>
 <h1>Settings of ${data.project.name}</h1>
 ${done ? html`<p class="notice" role="status">${done}</p>` : null}

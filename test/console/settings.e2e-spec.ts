@@ -161,6 +161,7 @@ describe('console project settings', () => {
     expect(await disabledTools()).toEqual(['list_articles']);
     await eventually(() => toolNames(b), (names) => !names.includes('list_articles'), SOON, 20);
     expect(await toolNames(a)).not.toContain('list_articles');
+    expect((await get(`${settings()}?done=__proto__`, s)).text).not.toContain('class="notice"');
     const after = await get(`${settings()}?done=tools`, s);
     expect(after.text).toContain('Tools saved');
     expect(after.text).toContain('name="enabled" value="list_articles">');
