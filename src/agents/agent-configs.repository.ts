@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { row, run, sql, type Queryable } from '../database/sql.js';
+import { row, rows, run, sql, type Queryable } from '../database/sql.js';
 import type { ProjectScope } from '../projects/project-scope.js';
 import type { AgentConfig } from './agent-config.entity.js';
 
@@ -15,6 +15,10 @@ const latest = sql<[accountId: string, projectId: string, agent: string], AgentC
 const byVersion = sql<[accountId: string, projectId: string, agent: string, version: number], AgentConfigRow>(
   'agent_configs.by_version',
   `SELECT version, answers, created_at FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 AND version = $4`,
+);
+const versions = sql<[accountId: string, projectId: string, agent: string, limit: number], AgentConfigRow>(
+  'agent_configs.versions',
+  `SELECT version, answers, created_at FROM agent_configs WHERE account_id = $1 AND project_id = $2 AND agent = $3 ORDER BY version DESC LIMIT $4`,
 );
 const lock = sql<[key: string]>('agent_configs.lock', `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`);
 const latestAnswers = sql<[accountId: string, projectId: string, agent: string], Pick<AgentConfig, 'version' | 'answers'>>(
@@ -41,6 +45,11 @@ export class AgentConfigsRepository {
 
   version(scope: ProjectScope, agent: string, version: number, db: Queryable = this.db): Promise<AgentConfigRow | null> {
     return row(db, byVersion, [scope.accountId, scope.projectId, agent, version]);
+  }
+
+  /** The latest `limit` versions, newest first (the UNIQUE (project_id, agent, version) index serves it). */
+  versions(scope: ProjectScope, agent: string, limit: number, db: Queryable = this.db): Promise<AgentConfigRow[]> {
+    return rows(db, versions, [scope.accountId, scope.projectId, agent, limit]);
   }
 
   /** Holds the project's agent config for the caller's transaction: one writer at a time, whether a version exists or not. */

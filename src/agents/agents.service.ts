@@ -7,7 +7,7 @@ import { newId } from '../common/ids.js';
 import type { ProjectScope } from '../projects/project-scope.js';
 import { AgentConfigsRepository, type AgentConfigRow } from './agent-configs.repository.js';
 import { buildProjectContext, proposeAnswers, type ProjectContext, type ProposedQuestion } from './project-context.js';
-import { WRITER_QUESTIONS, type WriterAnswers } from './writer-questions.js';
+import { WRITER_QUESTION_IDS, WRITER_QUESTIONS, type WriterAnswers } from './writer-questions.js';
 
 export const AGENTS = ['writer'] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -64,18 +64,27 @@ export class AgentsService {
     return versionView(row);
   }
 
+  /** The latest `limit` versions of the agent's config, newest first (the console's history). */
+  async versions(scope: ProjectScope, agent: AgentName, limit: number): Promise<AgentConfigVersion[]> {
+    return (await this.configs.versions(scope, agent, limit)).map(versionView);
+  }
+
   /**
    * Stores the answers as a new version. Answers not given keep their value from the previous
    * version; values are trimmed. Concurrent calls get distinct, consecutive versions.
    */
   async configure(scope: ProjectScope, agent: AgentName, answers: WriterAnswers, credentialId: string | null): Promise<AgentConfigView> {
-    const known = new Set<string>(WRITER_QUESTIONS.map((q) => q.id));
     const clean: WriterAnswers = {};
     for (const [id, value] of Object.entries(answers)) {
-      // The tool's schema checked these already; a service keeps its own guarantees.
-      if (!known.has(id)) throw new DomainError('invalid_arguments', `Unknown question id "${id}"; the questions are ${[...known].join(', ')}.`);
+      // The tool's schema checked these already; a service keeps its own guarantees (the console's
+      // form has no schema in front of it).
+      const question = WRITER_QUESTIONS.find((q) => q.id === id);
+      if (!question) throw new DomainError('invalid_arguments', `Unknown question id "${id}"; the questions are ${WRITER_QUESTION_IDS.join(', ')}.`);
       if (typeof value !== 'string') throw new DomainError('invalid_arguments', `The answer to "${id}" must be a string.`);
-      clean[id as keyof WriterAnswers] = value.trim();
+      const answer = value.trim();
+      if (question.options && !question.options.includes(answer)) throw new DomainError('invalid_arguments', `The answer to "${id}" must be one of ${question.options.join(', ')}.`);
+      if (answer.length > question.maxLength) throw new DomainError('invalid_arguments', `The answer to "${id}" is longer than ${question.maxLength} characters.`);
+      clean[question.id] = answer;
     }
     const row = await this.db.transaction(async (m) => {
       // One writer at a time per project and agent: versions are consecutive and merges see the latest.

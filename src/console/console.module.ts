@@ -1,18 +1,22 @@
 import { Module } from '@nestjs/common';
 import { ActivityModule } from '../activity/activity.module.js';
+import { AgentsModule } from '../agents/agents.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
 import { ConsoleController } from './console.controller.js';
 import { ConsoleSessionGuard } from './console-session.guard.js';
 import { ConsoleService } from './console.service.js';
+import { SettingsController } from './settings.controller.js';
+import { SettingsService } from './settings.service.js';
 
 /** The owners' console at /console/ (spec/console.md): pages over the same services as the admin API. */
 @Module({
-  imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule],
-  controllers: [ConsoleController],
-  providers: [ConsoleService, ConsoleSessionGuard],
+  imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule],
+  controllers: [SettingsController, ConsoleController],
+  providers: [ConsoleService, ConsoleSessionGuard, SettingsService],
 })
 export class ConsoleModule {}

@@ -10,7 +10,7 @@ import type { AppRow, ConsoleAccount, CreatedKey, KeyForm, KeyRow, OverviewData 
 // console's CSP and its one script (local times, copy buttons). Times are written in UTC inside
 // <time datetime> and shown in the browser's zone by the script; numbers get thousands separators.
 
-type Section = 'overview' | 'apps' | 'keys';
+export type Section = 'overview' | 'apps' | 'keys' | 'settings';
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: 'OK',
@@ -31,12 +31,12 @@ const SCOPE_WORDS: Record<string, string> = {
 /** Where a page of an account lives. */
 export const accountPath = (accountId: string, rest = ''): string => `/console/accounts/${accountId}${rest ? `/${rest}` : ''}`;
 
-function number(n: number): string {
+export function number(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 /** A moment in UTC, which the console's script shows in the browser's time zone. */
-function time(at: Date | string | null): Html {
+export function time(at: Date | string | null): Html {
   if (!at) return html`<span class="muted">never</span>`;
   const iso = new Date(at).toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
@@ -70,7 +70,7 @@ export interface Frame {
   several: boolean;
 }
 
-function accountPage(res: Response, frame: Frame, place: ConsoleAccount, section: Section, title: string, body: Html, status = 200): void {
+export function accountPage(res: Response, frame: Frame, place: ConsoleAccount, section: Section, title: string, body: Html, status = 200): void {
   sendPage(res, { title, body, signedInAs: frame.email, policy: 'console', wide: true, status, nav: nav(place, section, frame.csrf, frame.several) });
 }
 
@@ -103,7 +103,7 @@ export function overviewPage(res: Response, frame: Frame, data: OverviewData): v
 <h2>Projects</h2>
 ${data.projects.length
     ? scrollTable('Projects', html`<table><thead><tr><th scope="col">Project</th><th scope="col">Your role</th><th scope="col" class="num">Articles</th></tr></thead>
-<tbody>${data.projects.map((p) => html`<tr><td>${p.name}</td><td>${p.role}</td><td class="num">${number(data.articles.get(p.project_id) ?? 0)}</td></tr>`)}</tbody></table>`)
+<tbody>${data.projects.map((p) => html`<tr><td>${p.name}${owner ? html` <a href="${accountPath(data.membership.account_id, `projects/${p.project_id}/settings`)}" aria-label="Settings of ${p.name}">Settings</a>` : null}</td><td>${p.role}</td><td class="num">${number(data.articles.get(p.project_id) ?? 0)}</td></tr>`)}</tbody></table>`)
     : html`<p class="muted">You have no role on a project of this account yet.</p>`}
 <h2>Requests in the last 24 hours</h2>
 <p class="muted">${owner ? 'Every request to /mcp with a key or app of this account.' : 'Requests made by your connected apps.'} ${number(total)} in all.</p>

@@ -155,7 +155,7 @@ export class ConsoleService {
 }
 
 /** A form field as a list of strings (a repeated field arrives as an array, a single one as a string). */
-function list(value: unknown): string[] {
+export function list(value: unknown): string[] {
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === 'string');
 }
 

@@ -55,4 +55,7 @@ dl.stats dd { margin: 0; font-size: 1.35rem; font-weight: 600; font-variant-nume
 .checks { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 button.small { padding: .2rem .6rem; font-size: .9rem; }
+textarea { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .45rem .6rem; width: 100%; }
+ol.versions { list-style: none; padding: 0; margin: .5rem 0 1rem; } ol.versions li { border-bottom: 1px solid var(--line); padding: .5rem 0; } ol.versions summary { cursor: pointer; } ol.versions .changed { color: var(--muted); }
+dl.answers { margin: .5rem 0 0; } dl.answers dt { color: var(--muted); font-size: .85rem; } dl.answers dd { margin: 0 0 .35rem; overflow-wrap: anywhere; }
 `;

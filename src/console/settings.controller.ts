@@ -1,0 +1,50 @@
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ConsolePageFilter } from './console-page.filter.js';
+import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
+import type { Frame } from './console.pages.js';
+import { ConsoleService } from './console.service.js';
+import { settingsPage, settingsPath } from './settings.pages.js';
+import { SettingsService } from './settings.service.js';
+
+/**
+ * Project settings in the console (owners; spec/console.md): the project's disabled tools and the
+ * writer's config with its versions. The same session, csrf and 404 rules as every console page.
+ */
+@ApiExcludeController()
+@UseFilters(ConsolePageFilter)
+@UseGuards(ConsoleSessionGuard)
+@Controller('console/accounts/:accountId/projects/:projectId/settings')
+export class SettingsController {
+  constructor(
+    private readonly settings: SettingsService,
+    private readonly console: ConsoleService,
+  ) {}
+
+  @Get()
+  async page(@Param('accountId') accountId: string, @Param('projectId') projectId: string, @Query('done') done: unknown, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+    settingsPage(res, await this.frame(req), await this.settings.settings(req.browserSession.user, accountId, projectId), { done });
+  }
+
+  @Post('tools')
+  async tools(@Param('accountId') accountId: string, @Param('projectId') projectId: string, @Body() form: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+    await this.settings.setTools(req.browserSession.user, accountId, projectId, form ?? {});
+    res.redirect(303, `${settingsPath(accountId, projectId)}?done=tools`);
+  }
+
+  @Post('writer')
+  async writer(@Param('accountId') accountId: string, @Param('projectId') projectId: string, @Body() form: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const user = req.browserSession.user;
+    const outcome = await this.settings.saveWriter(user, accountId, projectId, form ?? {});
+    if ('problem' in outcome) {
+      return settingsPage(res, await this.frame(req), await this.settings.settings(user, accountId, projectId), { answers: outcome.answers, problem: outcome.problem });
+    }
+    res.redirect(303, `${settingsPath(accountId, projectId)}?done=${'saved' in outcome ? 'writer' : 'unchanged'}`);
+  }
+
+  private async frame(req: ConsoleRequest): Promise<Frame> {
+    const session = req.browserSession;
+    return { email: session.user.email, csrf: session.csrf, several: (await this.console.accounts(session.user)).length > 1 };
+  }
+}
