@@ -5,6 +5,8 @@ import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
+import { ConsoleActivityController } from './activity.controller.js';
+import { ConsoleActivityService } from './activity.service.js';
 import { ConsoleController } from './console.controller.js';
 import { ConsoleSessionGuard } from './console-session.guard.js';
 import { ConsoleService } from './console.service.js';
@@ -12,7 +14,7 @@ import { ConsoleService } from './console.service.js';
 /** The owners' console at /console/ (spec/console.md): pages over the same services as the admin API. */
 @Module({
   imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule],
-  controllers: [ConsoleController],
-  providers: [ConsoleService, ConsoleSessionGuard],
+  controllers: [ConsoleActivityController, ConsoleController],
+  providers: [ConsoleService, ConsoleSessionGuard, ConsoleActivityService],
 })
 export class ConsoleModule {}

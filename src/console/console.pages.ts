@@ -10,9 +10,9 @@ import type { AppRow, ConsoleAccount, CreatedKey, KeyForm, KeyRow, OverviewData 
 // console's CSP and its one script (local times, copy buttons). Times are written in UTC inside
 // <time datetime> and shown in the browser's zone by the script; numbers get thousands separators.
 
-type Section = 'overview' | 'apps' | 'keys';
+type Section = 'overview' | 'apps' | 'keys' | 'activity';
 
-const OUTCOME_LABELS: Record<Outcome, string> = {
+export const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: 'OK',
   tool_error: 'Tool error',
   setup_required: 'Setup required',
@@ -31,12 +31,12 @@ const SCOPE_WORDS: Record<string, string> = {
 /** Where a page of an account lives. */
 export const accountPath = (accountId: string, rest = ''): string => `/console/accounts/${accountId}${rest ? `/${rest}` : ''}`;
 
-function number(n: number): string {
+export function number(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 /** A moment in UTC, which the console's script shows in the browser's time zone. */
-function time(at: Date | string | null): Html {
+export function time(at: Date | string | null): Html {
   if (!at) return html`<span class="muted">never</span>`;
   const iso = new Date(at).toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
@@ -58,6 +58,7 @@ function nav(place: ConsoleAccount, current: Section, csrf: string, several: boo
 ${link('overview', accountPath(id), 'Overview')}
 ${link('apps', accountPath(id, 'apps'), 'Connected apps')}
 ${place.membership.role === 'owner' ? link('keys', accountPath(id, 'keys'), 'API keys') : null}
+${link('activity', accountPath(id, 'activity'), 'Activity')}
 <form method="post" action="/oauth/logout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary small">Sign out</button></form>
 </nav>`;
 }
@@ -70,11 +71,11 @@ export interface Frame {
   several: boolean;
 }
 
-function accountPage(res: Response, frame: Frame, place: ConsoleAccount, section: Section, title: string, body: Html, status = 200): void {
+export function accountPage(res: Response, frame: Frame, place: ConsoleAccount, section: Section, title: string, body: Html, status = 200): void {
   sendPage(res, { title, body, signedInAs: frame.email, policy: 'console', wide: true, status, nav: nav(place, section, frame.csrf, frame.several) });
 }
 
-function scrollTable(label: string, table: Html): Html {
+export function scrollTable(label: string, table: Html): Html {
   // Focusable so a keyboard can scroll it on a narrow screen.
   return html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }
@@ -84,7 +85,7 @@ function projectList(projects: { project_id: string; role: string }[], names: Ma
   return html`<ul class="plain">${projects.map((p) => html`<li>${names.get(p.project_id) ?? p.project_id} <span class="badge">${p.role}</span></li>`)}</ul>`;
 }
 
-const namesOf = (place: ConsoleAccount) => new Map(place.projects.map((p) => [p.project_id, p.name]));
+export const namesOf = (place: ConsoleAccount) => new Map(place.projects.map((p) => [p.project_id, p.name]));
 
 /** The accounts the person belongs to. */
 export function accountsPage(res: Response, email: string, accounts: Membership[]): void {
