@@ -47,11 +47,15 @@ function select(name: string, label: string, current: string, options: { value: 
 <select id="f-${name}" name="${name}"><option value="">Any</option>${all.map((o) => html`<option value="${o.value}"${o.value === current ? html` selected` : null}>${o.label}</option>`)}</select></div>`;
 }
 
-/** A time field's value: UTC as `datetime-local` takes it, or the text as typed when it is no time. */
+/**
+ * A time field's value as `datetime-local` takes it: a time without an offset as typed (a refused
+ * February 31st is not rolled over into March: the browser shows the field empty), one with an
+ * offset in UTC.
+ */
 function localValue(value: string): string {
-  if (!value) return '';
-  const at = new Date(/[zZ]|[+-]\d{2}:\d{2}$/.test(value) ? value : `${value}Z`);
-  return Number.isNaN(at.getTime()) ? value : at.toISOString().slice(0, 16);
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:[\d.]+)?$/.test(value)) return value.slice(0, 16);
+  const at = new Date(value);
+  return value && !Number.isNaN(at.getTime()) ? at.toISOString().slice(0, 16) : value;
 }
 
 function filterForm(data: ActivityPageData): Html {
@@ -93,7 +97,8 @@ export function activityChart(chart: ActivityChart, span: '24h' | '7d'): Html {
     .paddingOuter(0.1);
   const y = scaleLinear()
     .domain([0, Math.max(1, ...data.map((b) => b.total))])
-    .nice()
+    // Rounded up to the 4 ticks drawn, so the tallest bar ends at or under a labelled line.
+    .nice(4)
     .range([CHART.height - CHART.bottom, CHART.top]);
   const ticks = y.ticks(4).filter(Number.isInteger);
   const series = stack<ActivityChart['buckets'][number], Outcome>()

@@ -58,17 +58,18 @@ button.small { padding: .2rem .6rem; font-size: .9rem; }
 /* Activity: the chart's and the log's outcome colours (SVG fill, HTML swatches), filters, entry details. */
 :root { --o-ok: #2e7d32; --o-tool_error: #e65100; --o-setup_required: #6a1b9a; --o-invalid: #b08900; --o-denied: #c62828; --o-rate_limited: #546e7a; }
 @media (prefers-color-scheme: dark) { :root { --o-ok: #81c784; --o-tool_error: #ffb74d; --o-setup_required: #ce93d8; --o-invalid: #fff176; --o-denied: #ef9a9a; --o-rate_limited: #b0bec5; } }
+.swatch { display: inline-block; width: .75rem; height: .75rem; border-radius: 2px; margin-right: .35rem; vertical-align: -.05rem; background: var(--muted); }
 .o-ok { fill: var(--o-ok); background: var(--o-ok); }
 .o-tool_error { fill: var(--o-tool_error); background: var(--o-tool_error); }
 .o-setup_required { fill: var(--o-setup_required); background: var(--o-setup_required); }
 .o-invalid { fill: var(--o-invalid); background: var(--o-invalid); }
 .o-denied { fill: var(--o-denied); background: var(--o-denied); }
 .o-rate_limited { fill: var(--o-rate_limited); background: var(--o-rate_limited); }
-.swatch { display: inline-block; width: .75rem; height: .75rem; border-radius: 2px; margin-right: .35rem; vertical-align: -.05rem; background: var(--muted); }
 .outcome { white-space: nowrap; }
 figure.chart { margin: .5rem 0 1rem; }
-.chart-scroll { overflow-x: auto; }
-svg.chart { display: block; width: 100%; min-width: 34rem; height: auto; }
+/* On a phone the chart scrolls sideways; right-to-left, so it opens on the newest hours. */
+.chart-scroll { overflow-x: auto; direction: rtl; }
+svg.chart { direction: ltr; display: block; width: 100%; min-width: 34rem; height: auto; }
 svg.chart text { font-size: 11px; fill: var(--muted); font-variant-numeric: tabular-nums; }
 svg.chart .x-label { text-anchor: middle; }
 svg.chart .y-label { text-anchor: end; }

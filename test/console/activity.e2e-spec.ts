@@ -201,6 +201,9 @@ describe('console activity page', () => {
     const badCursor = await get(`${page()}?cursor=garbage`, owner);
     expect(badCursor.status).toBe(400);
     expect(badCursor.text).toContain('This page link is not valid');
+    // An impossible date is shown as typed, not rolled over into March.
+    const february = await get(`${page()}?from=2026-02-31T10:00`, owner);
+    expect(february.text).toContain('id="f-from" name="from" value="2026-02-31T10:00"');
     const badChart = await get(`${page()}?chart=1y`, owner);
     expect(badChart.status).toBe(400);
     expect(badChart.text).toContain('The chart shows the last 24 hours or the last 7 days.');
