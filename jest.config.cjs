@@ -1,4 +1,4 @@
-/** Jest runs the TypeScript sources as CommonJS through SWC; @nestjs/* ship ES modules only, so they are transformed too. */
+/** Jest runs the TypeScript sources as CommonJS through SWC; @nestjs/*, d3-* and the other packages below ship ES modules only, so they are transformed too. */
 const swc = JSON.parse(require('node:fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
 const swcJs = { ...swc, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } } };
 
@@ -23,7 +23,7 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', swc],
     '^.+\\.m?js$': ['@swc/jest', swcJs],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|openid-client|oauth4webapi|jose|oauth2-mock-server|is-plain-obj)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|openid-client|oauth4webapi|jose|oauth2-mock-server|is-plain-obj|d3-[a-z-]+|internmap)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { openAsyncCommitPool } from '../database/async-commit-pool.js';
-import { rows, run, sql, type Sql } from '../database/sql.js';
+import { row, rows, run, sql, type Sql } from '../database/sql.js';
 import type { ActivityEntry, Outcome } from './activity-entry.entity.js';
 
 /** A new entry, column by column. */
@@ -162,6 +162,12 @@ export function listQuery(accountId: string, conditions: ActivityListConditions,
   };
 }
 
+// One entry by id (the primary key), within the account and, when $3 is not null, those credentials.
+const FIND = sql<[accountId: string, id: string, credentialIds: readonly string[] | null], ActivityEntry>(
+  'activity.find',
+  `SELECT * FROM activity_log WHERE id = $2 AND account_id = $1 AND ($3::uuid[] IS NULL OR credential_id = ANY($3::uuid[]))`,
+);
+
 /** Chart buckets: an hour or a day, starting at UTC midnight. */
 export type ChartBucket = 'hour' | 'day';
 
@@ -225,6 +231,11 @@ export class ActivityRepository {
   list(accountId: string, conditions: ActivityListConditions, limit: number): Promise<ActivityEntry[]> {
     const { statement, params } = listQuery(accountId, conditions, limit);
     return rows(this.db, statement, params);
+  }
+
+  /** One entry of the account (of those credentials when given), or null. */
+  find(accountId: string, id: string, credentialIds?: readonly string[]): Promise<ActivityEntry | null> {
+    return row(this.db, FIND, [accountId, id, credentialIds ?? null]);
   }
 
   /** Requests per bucket and outcome in `[from, to)`, oldest bucket first; buckets without requests are absent. */

@@ -295,6 +295,13 @@ export class ActivityService implements OnApplicationShutdown {
     return toPage(await this.entries.list(accountId, conditions, limit + 1), limit, view);
   }
 
+  /** One entry of the account (or of the scope's credentials), as the listing shows it; not_found outside them. */
+  async entry(accountId: string, id: string, scope: ActivityScope = {}): Promise<ReturnType<typeof view>> {
+    const found = isUuid(id) ? await this.entries.find(accountId, id.toLowerCase(), scopeIds(scope)) : null;
+    if (!found) throw DomainError.notFound('activity entry', id);
+    return view(found);
+  }
+
   /**
    * Requests per bucket over the span, stacked by outcome: the last 24 hours (hourly) or 7 days (hourly
    * or daily), in UTC buckets. The span ends now and starts at the boundary of the oldest bucket, so

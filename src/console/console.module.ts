@@ -7,6 +7,8 @@ import { JobsModule } from '../jobs/jobs.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
+import { ConsoleActivityController } from './activity.controller.js';
+import { ConsoleActivityService } from './activity.service.js';
 import { ConsoleController } from './console.controller.js';
 import { ConsoleSessionGuard } from './console-session.guard.js';
 import { ConsoleService } from './console.service.js';
@@ -16,7 +18,7 @@ import { SettingsService } from './settings.service.js';
 /** The owners' console at /console/ (spec/console.md): pages over the same services as the admin API. */
 @Module({
   imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule],
-  controllers: [SettingsController, ConsoleController],
-  providers: [ConsoleService, ConsoleSessionGuard, SettingsService],
+  controllers: [SettingsController, ConsoleActivityController, ConsoleController],
+  providers: [ConsoleService, ConsoleSessionGuard, SettingsService, ConsoleActivityService],
 })
 export class ConsoleModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Outcome } from '../activity/activity-entry.entity.js';
-import { ActivityService } from '../activity/activity.service.js';
+import { ActivityService, type ActivityScope } from '../activity/activity.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { CredentialsService, type ConnectionView, type CredentialView } from '../auth/credentials.service.js';
 import { DomainError } from '../common/domain-error.js';
@@ -81,6 +81,12 @@ export class ConsoleService {
     return place;
   }
 
+  /** Whose activity the person sees in the account: an owner the whole account's, a member their own grants' (revoked ones too). */
+  async activityScope(user: User, place: ConsoleAccount): Promise<ActivityScope> {
+    if (place.membership.role === 'owner') return {};
+    return { credentialIds: (await this.credentials.connections(place.membership.account_id, user.id)).map((g) => g.id) };
+  }
+
   /**
    * The overview: projects with role and article count, requests in the last 24 h by outcome (the
    * whole account's for an owner, a member's own grants' for a member), jobs queued and running in
@@ -90,10 +96,10 @@ export class ConsoleService {
     const place = await this.account(user, accountId);
     const id = place.membership.account_id;
     const projectIds = place.projects.map((p) => p.project_id);
-    const credentialIds = place.membership.role === 'owner' ? null : (await this.credentials.connections(id, user.id)).map((g) => g.id);
+    const { credentialIds } = await this.activityScope(user, place);
     const [articles, outcomes, jobs] = await Promise.all([
       this.articles.countByProject(id, projectIds),
-      this.activity.outcomesSince(id, new Date(Date.now() - DAY_MS), credentialIds),
+      this.activity.outcomesSince(id, new Date(Date.now() - DAY_MS), credentialIds ? [...credentialIds] : null),
       this.jobs.countActive(id, projectIds),
     ]);
     return { ...place, articles, outcomes, jobs };

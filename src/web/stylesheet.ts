@@ -58,4 +58,40 @@ button.small { padding: .2rem .6rem; font-size: .9rem; }
 textarea { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .45rem .6rem; width: 100%; }
 ol.versions { list-style: none; padding: 0; margin: .5rem 0 1rem; } ol.versions li { border-bottom: 1px solid var(--line); padding: .5rem 0; } ol.versions summary { cursor: pointer; } ol.versions .changed { color: var(--muted); }
 dl.answers { margin: .5rem 0 0; } dl.answers dt { color: var(--muted); font-size: .85rem; } dl.answers dd { margin: 0 0 .35rem; overflow-wrap: anywhere; }
+/* Activity: the chart's and the log's outcome colours (SVG fill, HTML swatches), filters, entry details. */
+:root { --o-ok: #2e7d32; --o-tool_error: #e65100; --o-setup_required: #6a1b9a; --o-invalid: #b08900; --o-denied: #c62828; --o-rate_limited: #546e7a; }
+@media (prefers-color-scheme: dark) { :root { --o-ok: #81c784; --o-tool_error: #ffb74d; --o-setup_required: #ce93d8; --o-invalid: #fff176; --o-denied: #ef9a9a; --o-rate_limited: #b0bec5; } }
+.swatch { display: inline-block; width: .75rem; height: .75rem; border-radius: 2px; margin-right: .35rem; vertical-align: -.05rem; background: var(--muted); }
+.o-ok { fill: var(--o-ok); background: var(--o-ok); }
+.o-tool_error { fill: var(--o-tool_error); background: var(--o-tool_error); }
+.o-setup_required { fill: var(--o-setup_required); background: var(--o-setup_required); }
+.o-invalid { fill: var(--o-invalid); background: var(--o-invalid); }
+.o-denied { fill: var(--o-denied); background: var(--o-denied); }
+.o-rate_limited { fill: var(--o-rate_limited); background: var(--o-rate_limited); }
+.outcome { white-space: nowrap; }
+figure.chart { margin: .5rem 0 1rem; }
+/* On a phone the chart scrolls sideways; right-to-left, so it opens on the newest hours. */
+.chart-scroll { overflow-x: auto; direction: rtl; }
+svg.chart { direction: ltr; display: block; width: 100%; min-width: 34rem; height: auto; }
+svg.chart text { font-size: 11px; fill: var(--muted); font-variant-numeric: tabular-nums; }
+svg.chart .x-label { text-anchor: middle; }
+svg.chart .y-label { text-anchor: end; }
+svg.chart .grid { stroke: var(--line); stroke-width: 1; }
+svg.chart .bar:hover { opacity: .8; }
+ul.legend { list-style: none; padding: 0; margin: .25rem 0 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .9rem; }
+details.chart-data { margin: 0 0 1rem; }
+details.chart-data summary { cursor: pointer; color: var(--accent); }
+.chart-span { margin: 0 0 .25rem; }
+form.filters h2 { margin-top: 0; }
+form.filters .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); gap: .25rem 1rem; }
+form.filters select, form.filters input { width: 100%; }
+input[type=datetime-local] { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .4rem .6rem; }
+.log-head { display: flex; align-items: baseline; justify-content: space-between; gap: 1rem; flex-wrap: wrap; }
+a.button.small { padding: .2rem .6rem; font-size: .9rem; }
+table.log td { white-space: nowrap; }
+nav.pager { display: flex; gap: 1.5rem; margin: .5rem 0 1.5rem; }
+dl.details { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .35rem 1.25rem; margin: 1rem 0; }
+dl.details div { display: contents; }
+dl.details dt { color: var(--muted); }
+dl.details dd { margin: 0; overflow-wrap: anywhere; }
 `;
