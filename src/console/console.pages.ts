@@ -10,7 +10,7 @@ import type { AppRow, ConsoleAccount, CreatedKey, KeyForm, KeyRow, OverviewData 
 // console's CSP and its one script (local times, copy buttons). Times are written in UTC inside
 // <time datetime> and shown in the browser's zone by the script; numbers get thousands separators.
 
-export type Section = 'overview' | 'apps' | 'keys' | 'settings';
+export type Section = 'overview' | 'apps' | 'keys' | 'settings' | 'members' | 'jobs';
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: 'OK',
@@ -58,6 +58,8 @@ function nav(place: ConsoleAccount, current: Section, csrf: string, several: boo
 ${link('overview', accountPath(id), 'Overview')}
 ${link('apps', accountPath(id, 'apps'), 'Connected apps')}
 ${place.membership.role === 'owner' ? link('keys', accountPath(id, 'keys'), 'API keys') : null}
+${place.membership.role === 'owner' ? link('members', accountPath(id, 'members'), 'Members') : null}
+${link('jobs', accountPath(id, 'jobs'), 'Jobs')}
 <form method="post" action="/oauth/logout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary small">Sign out</button></form>
 </nav>`;
 }
@@ -74,17 +76,17 @@ export function accountPage(res: Response, frame: Frame, place: ConsoleAccount, 
   sendPage(res, { title, body, signedInAs: frame.email, policy: 'console', wide: true, status, nav: nav(place, section, frame.csrf, frame.several) });
 }
 
-function scrollTable(label: string, table: Html): Html {
+export function scrollTable(label: string, table: Html): Html {
   // Focusable so a keyboard can scroll it on a narrow screen.
   return html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }
 
-function projectList(projects: { project_id: string; role: string }[], names: Map<string, string>): Html {
+export function projectList(projects: { project_id: string; role: string }[], names: Map<string, string>): Html {
   if (!projects.length) return html`<span class="muted">none</span>`;
   return html`<ul class="plain">${projects.map((p) => html`<li>${names.get(p.project_id) ?? p.project_id} <span class="badge">${p.role}</span></li>`)}</ul>`;
 }
 
-const namesOf = (place: ConsoleAccount) => new Map(place.projects.map((p) => [p.project_id, p.name]));
+export const namesOf = (place: ConsoleAccount) => new Map(place.projects.map((p) => [p.project_id, p.name]));
 
 /** The accounts the person belongs to. */
 export function accountsPage(res: Response, email: string, accounts: Membership[]): void {
