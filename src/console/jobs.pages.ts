@@ -11,6 +11,11 @@ const TOOL_LABELS: Record<string, string> = { write_article: 'Write article', ge
 
 const NOTICES: Record<string, string> = { cancelled: 'The job is cancelled: it stops and writes nothing more.' };
 
+/** An id, shortened to its last characters (the whole id on hover and in the page's forms). */
+function shortId(id: string): Html {
+  return html`<code class="muted" title="${id}">…${id.slice(-8)}</code>`;
+}
+
 function percent(progress: number): string {
   return `${Math.round(Math.min(Math.max(progress, 0), 1) * 100)}%`;
 }
@@ -25,7 +30,7 @@ function made(accountId: string, job: JobView): Html {
   const result = job.result ?? {};
   const article = result.article as Record<string, unknown> | undefined;
   if (article && str(article.id)) {
-    return html`Article “${str(article.title) ?? 'Untitled'}” <span class="badge">${str(article.status) ?? 'draft'}</span><br><code>${str(article.id)}</code>`;
+    return html`Article “${str(article.title) ?? 'Untitled'}” <span class="badge">${str(article.status) ?? 'draft'}</span> ${shortId(str(article.id)!)}`;
   }
   const media = result.media as Record<string, unknown> | undefined;
   if (media && str(media.id)) {
@@ -34,7 +39,7 @@ function made(accountId: string, job: JobView): Html {
     // A thumbnail 96 px wide, its height from the image's own proportions.
     const height = sized ? String(Math.max(1, Math.round((96 * (media.height as number)) / (media.width as number)))) : '72';
     const src = accountPath(accountId, `jobs/images/${str(media.id)}`);
-    return html`<a href="${src}"><img src="${src}" alt="Image made by the job${size ? `, ${size}` : ''}" width="96" height="${height}"></a> ${size}${str(result.article_id) ? html`<br>featured on article <code>${str(result.article_id)}</code>` : null}`;
+    return html`<a href="${src}"><img src="${src}" alt="Image made by the job${size ? `, ${size}` : ''}" width="96" height="${height}"></a> ${size}${str(result.article_id) ? html`<br>featured on article ${shortId(str(result.article_id)!)}` : null}`;
   }
   return html`<span class="muted">${job.status === 'succeeded' ? 'done' : 'nothing yet'}</span>`;
 }
@@ -46,7 +51,7 @@ export function jobsPage(res: Response, frame: Frame, data: JobsData, opts: { do
   const rows = data.jobs.map((j) => {
     const active = j.status === 'queued' || j.status === 'running';
     return html`<tr>
-<td>${TOOL_LABELS[j.tool] ?? j.tool}<br><code class="muted">${j.id}</code></td>
+<td>${TOOL_LABELS[j.tool] ?? j.tool} ${shortId(j.id)}</td>
 <td>${names.get(j.project_id) ?? j.project_id}</td>
 <td><span class="badge">${j.status}</span></td>
 <td class="num"><progress value="${String(Math.min(Math.max(j.progress, 0), 1))}" max="1" aria-label="Progress of job ${j.id}">${percent(j.progress)}</progress> ${percent(j.progress)}</td>

@@ -28,9 +28,10 @@ const memberPath = (accountId: string, userId: string, rest = '') => accountPath
 /** The account role and the project roles (for a member), as fields of a form. `prefix` keeps ids unique on a page. */
 function roleFields(place: ConsoleAccount, prefix: string, role: string, projects: Map<string, string>): Html {
   return html`<label for="${prefix}-role">Account role</label>
-<select id="${prefix}-role" name="role">${(['member', 'owner'] as const).map((r) => html`<option value="${r}"${r === role ? html` selected` : null}>${r === 'owner' ? 'owner: manages everything of the account' : 'member: only the projects below'}</option>`)}</select>
+<p class="muted" id="${prefix}-role-hint">An owner manages everything of the account; a member sees only the projects where they have a role.</p>
+<select id="${prefix}-role" name="role" aria-describedby="${prefix}-role-hint">${(['member', 'owner'] as const).map((r) => html`<option value="${r}"${r === role ? html` selected` : null}>${r}</option>`)}</select>
 <fieldset><legend>Project roles (for a member)</legend>
-<p class="muted">An owner has the owner role on every project; a member only the roles chosen here.</p>
+<p class="muted">An owner has the owner role on every project: these apply to a member.</p>
 ${place.projects.length
     ? html`<ul class="choices">${place.projects.map(
         (p) => html`<li><label for="${prefix}-project-${p.project_id}">${p.name}</label>
@@ -99,7 +100,7 @@ ${data.links
 <h2>Remove from this account</h2>
 <p class="muted">They lose every project of this account: from their next request, their connected apps reach nothing of it.</p>
 <input type="hidden" name="csrf" value="${frame.csrf}">
-<div class="actions"><button type="submit" class="danger">Remove ${m.email}</button></div>
+<div class="actions"><button type="submit" class="danger">Remove from account</button></div>
 </form>`;
   accountPage(res, frame, data, 'members', m.email, body, opts.status ?? 200);
 }
