@@ -171,7 +171,12 @@ export class ConsoleMembersService {
 
   private async memberOf(place: ConsoleAccount, userId: string): Promise<MemberRow> {
     const id = place.membership.account_id;
-    const person = isUuid(userId) ? await this.users.get(userId.toLowerCase()).catch(() => null) : null;
+    const person = isUuid(userId)
+      ? await this.users.get(userId.toLowerCase()).catch((err: unknown) => {
+          if (err instanceof DomainError && err.code === 'not_found') return null;
+          throw err;
+        })
+      : null;
     const membership = person ? (await this.users.memberships(person.id)).find((m) => m.account_id === id) : undefined;
     if (!person || !membership) throw DomainError.notFound('member', userId);
     return { user_id: person.id, email: person.email, role: membership.role, projects: await this.users.projectRoles(person.id, id) };
