@@ -4,7 +4,10 @@ import { AgentsModule } from '../agents/agents.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { MediaModule } from '../media/media.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
+import { LoginLinksModule } from '../sign-in/login-links.module.js';
+import { PeopleModule } from '../users/people.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
 import { ConsoleActivityController } from './activity.controller.js';
@@ -12,13 +15,17 @@ import { ConsoleActivityService } from './activity.service.js';
 import { ConsoleController } from './console.controller.js';
 import { ConsoleSessionGuard } from './console-session.guard.js';
 import { ConsoleService } from './console.service.js';
+import { JobsController } from './jobs.controller.js';
+import { ConsoleJobsService } from './jobs.service.js';
+import { MembersController } from './members.controller.js';
+import { ConsoleMembersService } from './members.service.js';
 import { SettingsController } from './settings.controller.js';
 import { SettingsService } from './settings.service.js';
 
 /** The owners' console at /console/ (spec/console.md): pages over the same services as the admin API. */
 @Module({
-  imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule],
-  controllers: [SettingsController, ConsoleActivityController, ConsoleController],
-  providers: [ConsoleService, ConsoleSessionGuard, SettingsService, ConsoleActivityService],
+  imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule, PeopleModule, LoginLinksModule, MediaModule],
+  controllers: [SettingsController, ConsoleActivityController, MembersController, JobsController, ConsoleController],
+  providers: [ConsoleService, ConsoleSessionGuard, SettingsService, ConsoleActivityService, ConsoleMembersService, ConsoleJobsService],
 })
 export class ConsoleModule {}

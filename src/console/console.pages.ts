@@ -10,7 +10,7 @@ import type { AppRow, ConsoleAccount, CreatedKey, KeyForm, KeyRow, OverviewData 
 // console's CSP and its one script (local times, copy buttons). Times are written in UTC inside
 // <time datetime> and shown in the browser's zone by the script; numbers get thousands separators.
 
-export type Section = 'overview' | 'apps' | 'keys' | 'settings' | 'activity';
+export type Section = 'overview' | 'apps' | 'keys' | 'settings' | 'activity' | 'members' | 'jobs';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: 'OK',
@@ -59,6 +59,8 @@ ${link('overview', accountPath(id), 'Overview')}
 ${link('apps', accountPath(id, 'apps'), 'Connected apps')}
 ${place.membership.role === 'owner' ? link('keys', accountPath(id, 'keys'), 'API keys') : null}
 ${link('activity', accountPath(id, 'activity'), 'Activity')}
+${place.membership.role === 'owner' ? link('members', accountPath(id, 'members'), 'Members') : null}
+${link('jobs', accountPath(id, 'jobs'), 'Jobs')}
 <form method="post" action="/oauth/logout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary small">Sign out</button></form>
 </nav>`;
 }
@@ -80,7 +82,7 @@ export function scrollTable(label: string, table: Html): Html {
   return html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }
 
-function projectList(projects: { project_id: string; role: string }[], names: Map<string, string>): Html {
+export function projectList(projects: { project_id: string; role: string }[], names: Map<string, string>): Html {
   if (!projects.length) return html`<span class="muted">none</span>`;
   return html`<ul class="plain">${projects.map((p) => html`<li>${names.get(p.project_id) ?? p.project_id} <span class="badge">${p.role}</span></li>`)}</ul>`;
 }

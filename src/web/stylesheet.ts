@@ -11,6 +11,7 @@ header.site .who { color: var(--muted); font-size: .9rem; }
 main { max-width: 40rem; margin: 2rem auto; padding: 0 1.25rem; }
 main.wide { max-width: 72rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0 0 1rem; }
+main h1 { overflow-wrap: anywhere; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
 p { margin: .5rem 0 1rem; }
 a { color: var(--accent); }
