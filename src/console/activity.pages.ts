@@ -50,7 +50,8 @@ function select(name: string, label: string, current: string, options: { value: 
 /**
  * A time field's value as `datetime-local` takes it: a time without an offset as typed (a refused
  * February 31st is not rolled over into March: the browser shows the field empty), one with an
- * offset in UTC.
+ * offset in UTC. The fields say UTC; console.js (`data-utc`, `data-zone`) shows them in the browser's
+ * zone and sends them with its offset, so without the script the page stays all UTC.
  */
 function localValue(value: string): string {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:[\d.]+)?$/.test(value)) return value.slice(0, 16);
@@ -68,8 +69,8 @@ ${select('outcome', 'Outcome', q.outcome, OUTCOMES.map((o) => ({ value: o, label
 ${select('tool', 'Tool', q.tool, TOOL_NAMES.map((t) => ({ value: t, label: t })))}
 ${select('credential', data.membership.role === 'owner' ? 'Key or app' : 'App', q.credential, data.credentials.map((c: CredentialChoice) => ({ value: c.id, label: credentialLabel(c, c.oauth) })))}
 <div><label for="f-client">Client name</label><input type="text" id="f-client" name="client" maxlength="200" value="${q.client}" placeholder="claude-ai"></div>
-<div><label for="f-from">From (UTC)</label><input type="datetime-local" id="f-from" name="from" value="${localValue(q.from)}"></div>
-<div><label for="f-to">To (UTC)</label><input type="datetime-local" id="f-to" name="to" value="${localValue(q.to)}"></div>
+<div><label for="f-from">From <span data-zone>(UTC)</span></label><input type="datetime-local" id="f-from" name="from" value="${localValue(q.from)}" data-utc></div>
+<div><label for="f-to">To <span data-zone>(UTC)</span></label><input type="datetime-local" id="f-to" name="to" value="${localValue(q.to)}" data-utc></div>
 </div>
 ${q.chart ? html`<input type="hidden" name="chart" value="${q.chart}">` : null}
 <div class="actions"><button type="submit">Apply filters</button><a class="button secondary" href="${path}${queryString({ ...q, outcome: '', tool: '', credential: '', client: '', from: '', to: '', cursor: '' })}">Clear</a></div>

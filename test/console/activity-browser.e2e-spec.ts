@@ -15,6 +15,17 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const ENTRY_HREF = /\/activity\/([0-9a-f-]{36})$/;
+const MINUTE = 60_000;
+
+/** A moment as a `datetime-local` field in New York shows it (to the minute). */
+function newYork(at: Date): string {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}`;
+}
+
+/** The moment to the minute, rounded down (what a field typed to the minute stands for). */
+const toMinute = (ms: number) => new Date(Math.floor(ms / MINUTE) * MINUTE);
 
 describeWithChromium('console activity in Chromium', () => {
   let t: TestApp;
@@ -203,6 +214,57 @@ describeWithChromium('console activity in Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     expect(readFileSync((await download.path())!, 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(await rows());
     await check('activity-member');
+    expect(cspErrors).toEqual([]);
+  });
+
+  it("in New York, From and To are New York times: the URL has the exact moment, the fields show it again in New York's time", async () => {
+    // Every request above was made in the last few minutes: a window from 5 minutes ago to 5 minutes
+    // on has them all, where the same wall-clock times read as UTC (4 or 5 hours earlier) have none.
+    const now = Date.now();
+    const from = toMinute(now - 5 * MINUTE);
+    const to = toMinute(now + 5 * MINUTE);
+    await context.close();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'America/New_York', locale: 'en-US' });
+    page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    await signIn(owner);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.waitForURL(`**/console/accounts/${accountId}/activity`);
+    const all = await rows();
+    expect(all).toHaveLength(13);
+    expect(await page.locator('label[for="f-from"]').textContent()).toBe('From (America/New_York)');
+    expect(await page.locator('label[for="f-to"]').textContent()).toBe('To (America/New_York)');
+
+    await page.locator('#f-from').fill(newYork(from));
+    await page.locator('#f-to').fill(newYork(to));
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/from=/);
+    let query = new URL(page.url()).searchParams;
+    // Sent with New York's offset (-04:00 or -05:00): the exact moment typed.
+    expect(query.get('from')).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}-0[45]:00$/);
+    expect(new Date(query.get('from')!).toISOString()).toBe(from.toISOString());
+    expect(new Date(query.get('to')!).toISOString()).toBe(to.toISOString());
+    expect(await rows()).toEqual(all);
+    // The page the server made shows the fields in New York's time again, not in UTC.
+    expect(await page.locator('#f-from').inputValue()).toBe(newYork(from));
+    expect(await page.locator('#f-to').inputValue()).toBe(newYork(to));
+    await check('activity-new-york');
+
+    // From a minute after the last request: none. The server's UTC value (a link) is shown in New York's time too.
+    const later = toMinute(now + 2 * MINUTE);
+    await page.locator('#f-from').fill(newYork(later));
+    await page.locator('#f-to').fill('');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => !url.searchParams.get('to'));
+    query = new URL(page.url()).searchParams;
+    expect(new Date(query.get('from')!).toISOString()).toBe(later.toISOString());
+    expect(await rows()).toEqual([]);
+    expect(await page.getByText('No request matches these filters.').count()).toBe(1);
+    await page.goto(`${t.baseUrl}/console/accounts/${accountId}/activity?from=${from.toISOString().slice(0, 16)}`);
+    expect(await page.locator('#f-from').inputValue()).toBe(newYork(from));
+    expect(await rows()).toEqual(all);
     expect(cspErrors).toEqual([]);
   });
 });
