@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, keepScreenshot, launchChromium } from '../support/browser.js';
+import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
 import { admin, newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { call, callOk, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -13,7 +13,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 // only their own. Every page gets an axe pass (no serious or critical violation) and screenshots at
 // 1280 and 360 px; the console's CSP refuses nothing. The steps run in order.
 
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const ENTRY_HREF = /\/activity\/([0-9a-f-]{36})$/;
 const MINUTE = 60_000;
 
@@ -37,29 +36,8 @@ describeWithChromium('console activity in Chromium', () => {
   let accountId: string;
   const cspErrors: string[] = [];
 
-  async function axe(name: string): Promise<void> {
-    // The console's CSP refuses an inline <script>: axe's source is evaluated through DevTools.
-    await page.evaluate(AXE_SOURCE);
-    const { passes, violations } = await page.evaluate(async () => {
-      const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
-      const result = await inPage.axe.run(inPage.document);
-      return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
-    });
-    expect(passes).toBeGreaterThan(10);
-    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect([name, grave]).toEqual([name, []]);
-  }
 
-  /** Screenshots at 1280 and 360 px wide, and the axe pass at both widths. */
-  async function check(name: string): Promise<void> {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await keepScreenshot(page, `console-${name}-1280`);
-    await axe(`${name} at 1280`);
-    await page.setViewportSize({ width: 360, height: 740 });
-    await keepScreenshot(page, `console-${name}-360`);
-    await axe(`${name} at 360`);
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
+  const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
   /** The entry ids of the log on the page, in order. */
   async function rows(): Promise<string[]> {

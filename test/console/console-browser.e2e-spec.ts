@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, keepScreenshot, launchChromium } from '../support/browser.js';
+import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -14,7 +13,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 // must not refuse anything the pages load. The steps run in order; each `it` continues the last.
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithChromium('owners console in Chromium', () => {
   let t: TestApp;
@@ -27,34 +25,8 @@ describeWithChromium('owners console in Chromium', () => {
   let secret: string;
   const cspErrors: string[] = [];
 
-  /**
-   * axe-core run in the page. The console's CSP (`script-src 'self'`) refuses an inline <script>
-   * (page.addScriptTag({content})), so the source is evaluated through DevTools, which CSP does not govern.
-   */
-  async function axe(name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const { passes, violations } = await page.evaluate(async () => {
-      // Runs in the page: its globals, not Node's (the test's tsconfig has no DOM types).
-      const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
-      const result = await inPage.axe.run(inPage.document);
-      return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
-    });
-    // axe did run its rules (a pass that checked nothing would find nothing too).
-    expect(passes).toBeGreaterThan(10);
-    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect([name, grave]).toEqual([name, []]);
-  }
 
-  /** Screenshots at 1280 and 360 px wide, then the axe pass at both widths. */
-  async function check(name: string): Promise<void> {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await keepScreenshot(page, `console-${name}-1280`);
-    await axe(`${name} at 1280`);
-    await page.setViewportSize({ width: 360, height: 740 });
-    await keepScreenshot(page, `console-${name}-360`);
-    await axe(`${name} at 360`);
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
+  const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
   beforeAll(async () => {
     browser = await launchChromium();

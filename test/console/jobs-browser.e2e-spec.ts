@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, keepScreenshot, launchChromium } from '../support/browser.js';
+import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
 import { createDatabase, eventually, jobRow, type TestDatabase } from '../support/database.js';
 import { admin, configuredTenant, type Tenant } from '../support/fixtures.js';
 import { callOk } from '../support/mcp-client.js';
@@ -12,7 +11,6 @@ import type { TestApp } from '../support/test-app.js';
 // with the button (the tools see them cancelled); a member viewer sees the jobs but no Cancel. Every
 // page gets an axe pass (no serious or critical violation) and screenshots at 1280 and 360 px.
 
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithChromium('console jobs in Chromium', () => {
   let db: TestDatabase;
@@ -27,26 +25,8 @@ describeWithChromium('console jobs in Chromium', () => {
   let queued: string;
   const cspErrors: string[] = [];
 
-  async function axe(name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const { passes, violations } = await page.evaluate(async () => {
-      const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
-      const result = await inPage.axe.run(inPage.document);
-      return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
-    });
-    expect(passes).toBeGreaterThan(10);
-    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect([name, grave]).toEqual([name, []]);
-  }
 
-  async function check(name: string): Promise<void> {
-    for (const width of [1280, 360]) {
-      await page.setViewportSize({ width, height: width === 1280 ? 800 : 740 });
-      await keepScreenshot(page, `console-${name}-${width}`);
-      await axe(`${name} at ${width}`);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
+  const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
   async function signIn(user: TestUser): Promise<void> {
     const link = await admin(api, 'post', `/admin/v1/users/${user.id}/login-links`, {}, 201);

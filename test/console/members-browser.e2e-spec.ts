@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, keepScreenshot, launchChromium } from '../support/browser.js';
+import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { callTool } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -13,7 +12,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 // from another browser, and is refused removing the last owner with the sentence on the page. Every
 // page gets an axe pass (no serious or critical violation) and screenshots at 1280 and 360 px.
 
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithChromium('console members in Chromium', () => {
   let t: TestApp;
@@ -28,28 +26,8 @@ describeWithChromium('console members in Chromium', () => {
   const newEmail = `grace-${Date.now()}@example.com`;
   const cspErrors: string[] = [];
 
-  /** axe-core, evaluated through DevTools (the console's CSP refuses an inline script). */
-  async function axe(name: string, on: Page = page): Promise<void> {
-    await on.evaluate(AXE_SOURCE);
-    const { passes, violations } = await on.evaluate(async () => {
-      const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
-      const result = await inPage.axe.run(inPage.document);
-      return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
-    });
-    expect(passes).toBeGreaterThan(10);
-    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect([name, grave]).toEqual([name, []]);
-  }
 
-  /** Screenshots at 1280 and 360 px wide, then the axe pass at both widths. */
-  async function check(name: string, on: Page = page): Promise<void> {
-    for (const width of [1280, 360]) {
-      await on.setViewportSize({ width, height: width === 1280 ? 800 : 740 });
-      await keepScreenshot(on, `console-${name}-${width}`);
-      await axe(`${name} at ${width}`, on);
-    }
-    await on.setViewportSize({ width: 1280, height: 800 });
-  }
+  const check = (name: string, on: Page = page) => screenshotAndCheck(on, `console-${name}`);
 
   const projectsOf = async (token: string) => {
     const out = await callTool(t, token, 'list_projects');

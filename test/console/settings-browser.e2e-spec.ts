@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, keepScreenshot, launchChromium } from '../support/browser.js';
+import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
 import { admin, newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { callOk, rpc } from '../support/mcp-client.js';
 import { addAccountMember, newUser, type TestUser } from '../support/people.js';
@@ -13,7 +12,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 // screenshots at 1280 and 360 px; the console's CSP must refuse nothing. Each `it` continues the last.
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithChromium('console project settings in Chromium', () => {
   let t: TestApp;
@@ -26,29 +24,8 @@ describeWithChromium('console project settings in Chromium', () => {
   let key: { key: string; id: string };
   const cspErrors: string[] = [];
 
-  /** axe-core evaluated through DevTools (the console's CSP refuses an inline script), as in console-browser. */
-  async function axe(name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const { passes, violations } = await page.evaluate(async () => {
-      const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
-      const result = await inPage.axe.run(inPage.document);
-      return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
-    });
-    expect(passes).toBeGreaterThan(10);
-    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect([name, grave]).toEqual([name, []]);
-  }
 
-  /** Screenshots at 1280 and 360 px wide (the whole page), then the axe pass at both widths. */
-  async function check(name: string): Promise<void> {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await keepScreenshot(page, `console-settings-${name}-1280`);
-    await axe(`${name} at 1280`);
-    await page.setViewportSize({ width: 360, height: 740 });
-    await keepScreenshot(page, `console-settings-${name}-360`);
-    await axe(`${name} at 360`);
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
+  const check = (name: string) => screenshotAndCheck(page, `console-settings-${name}`);
 
   const toolNames = async () => ((await rpc(t, key.key, LIST)).body.result.tools as { name: string }[]).map((tool) => tool.name);
 

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -97,6 +97,37 @@ export async function keepScreenshot(page: Page, name: string): Promise<string> 
 }
 
 /** A loopback HTTP server standing for an OAuth client's redirect URI (RFC 8252 §7.3). */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core run in the page: no serious or critical violation. The console's CSP (`script-src 'self'`)
+ * refuses an inline <script> (page.addScriptTag({content})), so the source is evaluated through
+ * DevTools, which CSP does not govern. `label` names the page in a failure.
+ */
+export async function expectAccessible(page: Page, label: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const { passes, violations } = await page.evaluate(async () => {
+    // Runs in the page: its globals, not Node's (the test's tsconfig has no DOM types).
+    const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
+    const result = await inPage.axe.run(inPage.document);
+    return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
+  });
+  // axe did run its rules (a pass that checked nothing would find nothing too).
+  expect(passes).toBeGreaterThan(10);
+  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect([label, grave]).toEqual([label, []]);
+}
+
+/** Screenshots `<name>-1280` and `<name>-360` (the page at those widths), each followed by the axe pass; leaves the page at 1280. */
+export async function screenshotAndCheck(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 740 });
+    await keepScreenshot(page, `${name}-${width}`);
+    await expectAccessible(page, `${name} at ${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 export interface CallbackServer {
   /** http://127.0.0.1:<port> */
   origin: string;
