@@ -98,6 +98,8 @@ describe('Postgres stopped and restarted under load', () => {
     await Promise.all(loops);
     agent.destroy();
 
+    // A crash is a failure to explain: show what the server printed before it ended.
+    if (server.child.exitCode !== null) console.log(`The server exited (${server.child.exitCode}); its last output:\n${server.output().slice(-6000)}`);
     expect(server.child.exitCode).toBeNull();
     expect(shots.filter((s) => s.kind === 'hang' || s.kind === 'broken')).toEqual([]);
     const before = shots.filter((s) => s.sentAt + s.ms < stoppedAt);
