@@ -1,6 +1,7 @@
 /** `page`/`page_size` arguments of the listing tools, as the seed page shows them. */
 export const PAGE_ARGS = {
-  page: { type: 'integer', minimum: 1, default: 1 },
+  // A bound keeps page × page_size an offset PostgreSQL can take (a bigint); no listing has a millionth page.
+  page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
   page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
 } as const;
 

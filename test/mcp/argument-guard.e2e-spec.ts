@@ -131,6 +131,9 @@ describe('/mcp argument guard', () => {
       ['page_size below 1', 'list_articles', { page_size: 0 }, ['page_size', '1']],
       ['page below 1', 'list_articles', { page: 0 }, ['page', '1']],
       ['page not an integer', 'list_articles', { page: 1.5 }, ['page', 'integer']],
+      // Found by the fuzz test: an offset past PostgreSQL's bigint was an internal error.
+      ['page past any listing', 'list_jobs', { page: 461168601842738800 }, ['page', '1000000']],
+      ['page past any listing, list_articles', 'list_articles', { page: 1_000_001 }, ['page', '1000000']],
       ['page as a string', 'list_articles', { page: '2' }, ['page', 'integer']],
       ['a wrong enum value', 'list_articles', { status: 'deleted' }, ['status', 'draft, scheduled, published, archived']],
       ['an empty search', 'list_articles', { search: '' }, ['search']],
