@@ -12,7 +12,7 @@ const target = process.env.CONFORMANCE_TARGET;
 if (!bearer || !target) throw new Error('conformance-auth: set CONFORMANCE_BEARER and CONFORMANCE_TARGET');
 
 // The suite's own undici (the same copy its `request` uses).
-const suite = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json');
+const suite = createRequire(import.meta.url).resolve(`${process.env.CONFORMANCE_SUITE ?? '@modelcontextprotocol/conformance'}/package.json`);
 const { getGlobalDispatcher, setGlobalDispatcher } = createRequire(suite)('undici');
 
 const value = `Bearer ${bearer}`;

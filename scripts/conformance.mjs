@@ -1,12 +1,17 @@
 // npm run conformance: builds the conformance entry point (test/conformance/main.ts: the server plus
-// the suite's fixture tools, into dist/conformance), starts it on a free port and a fresh data
-// directory, and runs the official MCP conformance suite (server scenarios) against it under Node 24
-// from npm (the suite needs Node 22 or later; see scripts/node-lts.mjs). Prints a summary; exits
-// non-zero if any check fails.
+// the suite's fixture tools, prompts and resources, into dist/conformance), starts it on a free port
+// and a fresh data directory, and runs the official MCP conformance suite's server scenarios against
+// it under Node 24 from npm (the suite needs Node 22 or later; see scripts/node-lts.mjs):
+//
+//   1. `conformance server --requirements 2025-11-25` of the 0.2.0-alpha line: every scenario the
+//      revision requires (scored) and those it runs without scoring (reported, never failing the run);
+//   2. the 0.1.16 release's scenarios this server passed before (kept until 0.2 is released).
+//
+// Prints one line per scenario; exits non-zero if a scored scenario fails.
 //
 //   CONFORMANCE_NODE=/path/to/node     use this Node >= 22 instead of the one from npm
 //   CONFORMANCE_SKIP_BUILD=true        reuse dist/conformance as it is
-//   CONFORMANCE_JOBS=4                 scenarios run at the same time
+//   CONFORMANCE_SCENARIOS=a,b          run only these scenarios (of either suite)
 //   CONFORMANCE_VERBOSE=true           show the suite's own output
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +20,8 @@ import { join } from 'node:path';
 import { nodeLts } from './node-lts.mjs';
 import { ROOT, run, startServer } from './lib/server.mjs';
 
-const SCENARIOS = [
+/** The scenarios of the 0.1.16 release this server passed before the 0.2 line (run with that release). */
+const LEGACY_SCENARIOS = [
   'server-initialize',
   'ping',
   'tools-list',
@@ -28,17 +34,77 @@ const SCENARIOS = [
   'tools-call-with-progress',
   'dns-rebinding-protection',
 ];
-
-const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS ?? 4));
-const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const REVISION = '2025-11-25';
+const SUITE = '@modelcontextprotocol/conformance';
+const LEGACY_SUITE = 'conformance-0.1';
+const ONLY = process.env.CONFORMANCE_SCENARIOS ? new Set(process.env.CONFORMANCE_SCENARIOS.split(',').map((s) => s.trim())) : null;
 // The production build (tsconfig.build.json) holds no fixture code: this entry point has its own.
 const TSCONFIG = 'tsconfig.conformance.json';
 const ENTRY = 'dist/conformance/test/conformance/main.js';
 
-function readChecks(outputDir, scenario) {
-  // The suite writes <output>/server-<scenario>-<timestamp>/checks.json.
-  const entry = readdirSync(outputDir).find((name) => name.startsWith(`server-${scenario}-`));
-  return entry ? JSON.parse(readFileSync(join(outputDir, entry, 'checks.json'), 'utf8')) : [];
+const suiteVersion = (pkg) => JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+const suiteMain = (pkg) => join(ROOT, 'node_modules', pkg, 'dist/index.js');
+
+/** The scenarios a revision scores, and those it runs without scoring, from the suite's own requirement file. */
+function requirements(revision) {
+  const text = readFileSync(join(ROOT, 'node_modules', SUITE, 'requirements', `${revision}.yaml`), 'utf8');
+  const scored = [];
+  const notScored = new Map();
+  let section = null;
+  let pending = null;
+  for (const line of text.split('\n')) {
+    if (/^\S/.test(line)) section = line.replace(/:.*$/, '');
+    let m;
+    if (section === 'server' && (m = /^ {2}- (\S+)\s*$/.exec(line))) scored.push(m[1]);
+    if (section === 'not_scored' && (m = /^ {2}- scenario: (\S+)/.exec(line))) pending = { scenario: m[1] };
+    if (section === 'not_scored' && pending && (m = /^ {4}leg: (\S+)/.exec(line))) pending.leg = m[1];
+    if (section === 'not_scored' && pending && (m = /^ {4}reason: (\S+)/.exec(line))) {
+      if (pending.leg === 'server') notScored.set(pending.scenario, m[1]);
+      pending = null;
+    }
+  }
+  if (!scored.length) throw new Error(`No server scenarios found in ${SUITE}'s requirements/${revision}.yaml`);
+  return { scored, notScored };
+}
+
+/** Every result the suite wrote: <output>/server-<scenario>-<timestamp>/checks.json. */
+function readResults(outputDir) {
+  const results = new Map();
+  for (const entry of readdirSync(outputDir)) {
+    const m = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(entry);
+    if (m) results.set(m[1], JSON.parse(readFileSync(join(outputDir, entry, 'checks.json'), 'utf8')));
+  }
+  return results;
+}
+
+function summarise(scenario, checks) {
+  const count = (status) => (checks ?? []).filter((c) => c.status === status).length;
+  const failures = (checks ?? []).filter((c) => c.status === 'FAILURE').map((c) => `${c.id ?? c.name}: ${c.errorMessage ?? c.description}`);
+  if (!checks) failures.push('no result written');
+  return { scenario, passed: !!checks && count('SUCCESS') > 0 && failures.length === 0, success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), failures };
+}
+
+async function runSuite(node, server, pkg, args) {
+  const outputDir = mkdtempSync(join(tmpdir(), 'conformance-results-'));
+  try {
+    await run(node, ['--import', join(ROOT, 'scripts/conformance-auth.mjs'), suiteMain(pkg), 'server', '--url', server.url, ...args, '-o', outputDir], {
+      env: { ...process.env, CONFORMANCE_BEARER: server.key, CONFORMANCE_TARGET: server.origin, CONFORMANCE_SUITE: pkg },
+      stdio: ['ignore', process.env.CONFORMANCE_VERBOSE === 'true' ? 'inherit' : 'ignore', 'inherit'],
+    }).catch(() => undefined); // judged by the checks each scenario wrote, below
+    return readResults(outputDir);
+  } finally {
+    rmSync(outputDir, { recursive: true, force: true });
+  }
+}
+
+function report(title, rows) {
+  console.log(`\n${title}`);
+  for (const row of rows) {
+    const label = row.reason ? `(not scored: ${row.reason})` : row.passed ? 'PASS' : 'FAIL';
+    const mark = row.reason ? (row.success + row.failure + row.warning === 0 ? 'none' : row.passed ? 'pass' : 'fail') : label;
+    console.log(`${mark.padEnd(5)} ${row.scenario.padEnd(32)} ${row.success} passed, ${row.failure} failed, ${row.warning} warnings${row.reason ? `  ${label}` : ''}`);
+    for (const line of row.failures) console.log(`        ${line}`);
+  }
 }
 
 async function main() {
@@ -46,48 +112,37 @@ async function main() {
   if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npx', ['tsc', '-p', TSCONFIG]);
   const node = process.env.CONFORMANCE_NODE ?? nodeLts();
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-  const server = await startServer({ entry: ENTRY });
-  const outputDir = mkdtempSync(join(tmpdir(), 'conformance-results-'));
-  const rows = [];
+  const { scored, notScored } = requirements(REVISION);
+  const wanted = (scenario) => !ONLY || ONLY.has(scenario);
+  const server = await startServer({ entry: ENTRY, env: { CONFORMANCE_FIXTURES: 'true' } });
+  const scoredRows = [];
   try {
-    console.log(`Server ready at ${server.url}; running ${SCENARIOS.length} scenarios of @modelcontextprotocol/conformance under Node ${version}\n`);
-    const runScenario = async (scenario) => {
-      let exitOk = true;
-      try {
-        await run(node, ['--import', join(ROOT, 'scripts/conformance-auth.mjs'), SUITE, 'server', '--url', server.url, '--scenario', scenario, '-o', outputDir], {
-          env: { ...process.env, CONFORMANCE_BEARER: server.key, CONFORMANCE_TARGET: server.origin },
-          stdio: ['ignore', process.env.CONFORMANCE_VERBOSE === 'true' ? 'inherit' : 'ignore', 'inherit'],
-        });
-      } catch {
-        exitOk = false;
-      }
-      const checks = readChecks(outputDir, scenario);
-      const count = (status) => checks.filter((c) => c.status === status).length;
-      const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.name}: ${c.errorMessage ?? c.description}`);
-      return { scenario, passed: exitOk && count('SUCCESS') > 0 && failures.length === 0, success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), failures };
-    };
-    // The scenarios are independent: a few at a time, reported in order.
-    const pending = SCENARIOS.map((scenario) => ({ scenario, result: null }));
-    let next = 0;
-    const worker = async () => {
-      while (next < pending.length) {
-        const item = pending[next++];
-        item.result = await runScenario(item.scenario);
-      }
-    };
-    await Promise.all(Array.from({ length: JOBS }, worker));
-    for (const { result: row } of pending) {
-      rows.push(row);
-      console.log(`${row.passed ? 'PASS' : 'FAIL'}  ${row.scenario.padEnd(30)} ${row.success} passed, ${row.failure} failed, ${row.warning} warnings`);
-      for (const line of row.failures) console.log(`        ${line}`);
+    console.log(`Server ready at ${server.url}; running the MCP conformance suite under Node ${version}`);
+    // 1. The revision's requirement set (the suite runs them at the revision's wire version).
+    const selected = [...scored, ...notScored.keys()].filter(wanted);
+    if (selected.length) {
+      // The whole set in one run; a filtered run takes the scenarios one by one (the suite runs one --scenario at a time).
+      const results = ONLY ? new Map() : await runSuite(node, server, SUITE, ['--requirements', REVISION]);
+      if (ONLY) for (const s of selected) for (const [k, v] of await runSuite(node, server, SUITE, ['--scenario', s, '--spec-version', REVISION])) results.set(k, v);
+      const rows = selected.map((s) => ({ ...summarise(s, results.get(s)), reason: notScored.get(s) }));
+      scoredRows.push(...rows.filter((r) => !r.reason));
+      report(`${SUITE} ${suiteVersion(SUITE)}, --requirements ${REVISION}:`, rows);
+    }
+    // 2. The release's scenarios, with the release.
+    const legacy = LEGACY_SCENARIOS.filter(wanted);
+    if (legacy.length) {
+      const results = new Map();
+      for (const s of legacy) for (const [k, v] of await runSuite(node, server, LEGACY_SUITE, ['--scenario', s])) results.set(k, v);
+      const rows = legacy.map((s) => summarise(s, results.get(s)));
+      scoredRows.push(...rows.map((r) => ({ ...r, scenario: `${r.scenario} (${suiteVersion(LEGACY_SUITE)})` })));
+      report(`${SUITE} ${suiteVersion(LEGACY_SUITE)} (the release):`, rows);
     }
   } finally {
     await server.stop();
-    rmSync(outputDir, { recursive: true, force: true });
   }
-  const failed = rows.filter((r) => !r.passed);
-  const checks = rows.reduce((n, r) => n + r.success, 0);
-  console.log(`\nConformance: ${rows.length - failed.length}/${rows.length} scenarios passed (${checks} checks) in ${Math.round((Date.now() - started) / 1000)} s${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`);
+  const failed = scoredRows.filter((r) => !r.passed);
+  const checks = scoredRows.reduce((n, r) => n + r.success, 0);
+  console.log(`\nConformance: ${scoredRows.length - failed.length}/${scoredRows.length} scored scenarios passed (${checks} checks) in ${Math.round((Date.now() - started) / 1000)} s${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`);
   process.exitCode = failed.length ? 1 : 0;
 }
 
