@@ -36,7 +36,9 @@ export const INSTRUCTIONS =
   'Reblog MCP server. Tools act on your articles and projects. ' +
   'Call list_projects to get project ids; when your credential reaches several projects, pass one as project_id. ' +
   'Writing tools may first answer status "setup_required" with questions: put them to the user, save the answers with configure_agent, then call the tool again. ' +
-  'Long jobs (write_article, generate_image) return a job id when they outlive the call: poll get_job, list them with list_jobs, and stop one with cancel_job.';
+  'Long jobs (write_article, generate_image) return a job id when they outlive the call: poll get_job, list them with list_jobs, and stop one with cancel_job. ' +
+  'Your articles are also resources (reblog://projects/<project_id>/articles/<handle>, as markdown with their metadata; images as PNG), which you can read, attach and subscribe to. ' +
+  'Prompts offer writing workflows (draft_article, edit_for_tone, publish_checklist) with their arguments completed from your own projects and articles.';
 
 /** The JSON-RPC method table of /mcp. A method not in it is -32601. */
 @Injectable()

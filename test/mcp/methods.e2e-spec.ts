@@ -53,6 +53,11 @@ describe('/mcp methods', () => {
       expect(text).toContain('configure_agent');
       expect(text).toMatch(/job id/i);
       expect(text).toContain('get_job');
+      // One sentence each for resources and prompts (issue 14).
+      expect(text.match(/[^.]*\bresources\b[^.]*\./g)).toHaveLength(1);
+      expect(text).toContain('reblog://projects/<project_id>/articles/<handle>');
+      expect(text.match(/[^.]*\bPrompts\b[^.]*\./g)).toHaveLength(1);
+      expect(text).toContain('draft_article');
     });
 
     it('the official SDK client sees the same server info, capabilities and instructions', async () => {
