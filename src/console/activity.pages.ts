@@ -179,11 +179,11 @@ export function activityPage(res: Response, frame: Frame, data: ActivityPageData
       : html`<p>${q.cursor ? 'No older requests.' : 'No request matches these filters.'}</p>`;
   const body = html`<h1>Activity</h1>
 <p class="muted">${owner ? 'Every request to this account’s MCP server, by its API keys and connected apps.' : 'Requests made by the apps you connected.'} Newest first.</p>
+${data.problem ? html`<p class="error" role="alert">${data.problem}</p>` : null}
 <h2>${data.span === '24h' ? 'Requests per hour, last 24 hours' : 'Requests per day, last 7 days'}</h2>
 <p class="chart-span">${spanLink('24h', 'Last 24 hours')} · ${spanLink('7d', 'Last 7 days')} <span class="muted">(not filtered)</span></p>
 ${activityChart(data.chart, data.span)}
 ${filterForm(data)}
-${data.problem ? html`<p class="error" role="alert">${data.problem}</p>` : null}
 <div class="log-head"><h2 id="log-heading">Requests</h2>${data.problem ? null : html`<a class="button secondary small" href="${accountPath(data.membership.account_id, 'activity/export')}${queryString(q, CSV)}" download>Export CSV</a>`}</div>
 ${list}
 ${data.problem

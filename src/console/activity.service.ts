@@ -164,8 +164,8 @@ const PROBLEMS: Record<string, string> = {
   credential_id: 'Choose a key or app from the list.',
   tool: 'A tool name is 1 to 100 characters.',
   client_name: 'A client name is 1 to 200 characters.',
-  from: 'From must be a date and time such as 2026-05-01T09:00 (UTC), before To.',
-  to: 'To must be a date and time such as 2026-05-01T18:00 (UTC).',
+  from: 'From must be a date and time such as 2026-05-01 09:00, in the zone its label names, before To.',
+  to: 'To must be a date and time such as 2026-05-01 18:00, in the zone its label names.',
 };
 
 /** The listing, or the sentence saying which filter value it refused. */

@@ -214,8 +214,10 @@ describe('console activity page', () => {
         expect(res.headers['content-type']).toMatch(/^text\/html/);
         expect(res.text).toContain('role="alert"');
         expect(res.text).toContain(sentence.replace(/"/g, '&quot;'));
-        // The form is there to fix it.
+        // The form is there to fix it; the sentence comes first, above the chart, where a phone shows it.
         expect(res.text).toContain('Apply filters');
+        expect(res.text.indexOf('role="alert"')).toBeLessThan(res.text.indexOf('<h2>Requests per'));
+        expect(res.text).not.toContain('(UTC), before To');
       }
     }
   });
