@@ -8,7 +8,7 @@ import { projectLabel, projectList, textMessage, unknownProject } from './prompt
   title: 'Draft an article',
   description: 'Draft a new blog article on a topic, for an audience, as a draft in one of your projects (with the AI writer when the project allows it).',
   arguments: [
-    { name: 'topic', description: 'What the article is about, and anything it must say.', required: true, maxLength: 4000 },
+    { name: 'topic', description: 'What the article is about, and anything it must say.', required: true, maxLength: 4000, complete: 'tag' },
     { name: 'audience', description: 'Who it is for; the project\'s writer setup decides when absent.', maxLength: 500 },
     { name: 'project_id', description: 'Id of the project to draft in (see list_projects); needed when you can draft in several.', complete: 'project_id' },
   ],

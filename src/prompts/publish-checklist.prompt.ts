@@ -58,6 +58,7 @@ function wordCount(body: string): number {
 function linksOf(body: string): string[] {
   const found = new Set<string>();
   for (const m of body.matchAll(/\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)/g)) found.add(m[1]);
-  for (const m of body.matchAll(/(?<![(<])\bhttps?:\/\/[^\s)<>\]]+/g)) found.add(m[0]);
+  // A bare URL ends before the sentence's punctuation.
+  for (const m of body.matchAll(/(?<![(<])\bhttps?:\/\/[^\s)<>\]]+/g)) found.add(m[0].replace(/[.,;:!?'"]+$/, ''));
   return [...found];
 }
