@@ -59,7 +59,10 @@ export class CompletionsService {
       completer = declared.complete;
       // Only projects where the prompt leads somewhere (any of the tools it needs runs there).
       const { needs } = prompt.definition;
-      if (needs.length) projects = projects.filter((p) => needs.some((tool) => this.readable.allowedProjects(principal, tool).some((a) => a.id === p.id)));
+      if (needs.length) {
+        const leads = new Set(needs.flatMap((tool) => this.readable.allowedProjects(principal, tool).map((p) => p.id)));
+        projects = projects.filter((p) => leads.has(p.id));
+      }
     } else if (ref.type === 'ref/resource') {
       if (typeof ref.uri !== 'string') throw RpcError.invalidParams('Invalid params: "ref.uri" must be a resource template URI (a string).');
       const variables = TEMPLATE_VARIABLES[ref.uri];
@@ -70,7 +73,8 @@ export class CompletionsService {
       throw RpcError.invalidParams('Invalid params: "ref.type" must be "ref/prompt" or "ref/resource".');
     }
 
-    if (completer === undefined) return answer({ values: [], hasMore: false }, 0);
+    // Nothing starts with a NUL (and PostgreSQL takes none in text).
+    if (completer === undefined || value.includes('\u0000')) return answer({ values: [], hasMore: false }, 0);
     if (typeof completer !== 'string') return fixed(completer, value);
     if (completer === 'tone') return fixed(TONES, value);
     if (completer === 'project_id') return this.projectIds(projects, value);

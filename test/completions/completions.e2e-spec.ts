@@ -106,8 +106,12 @@ describe('completion/complete', () => {
       }
     });
 
-    it('LIKE\'s own characters are taken literally', async () => {
-      for (const value of ['%', '_', 'b%', 'br_ad', '\\']) expect((await complete(w.key, prompt('edit_for_tone', 'article_id', value))).values).toEqual([]);
+    it('LIKE\'s own characters are taken literally; a NUL matches nothing (and is no internal error)', async () => {
+      for (const value of ['%', '_', 'b%', 'br_ad', '\\', '\u0000', 'br\u0000']) {
+        expect((await complete(w.key, prompt('edit_for_tone', 'article_id', value))).values).toEqual([]);
+        expect((await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', value))).values).toEqual([]);
+        expect((await complete(w.key, prompt('draft_article', 'topic', value))).values).toEqual([]);
+      }
     });
   });
 
