@@ -38,11 +38,15 @@ export class DraftArticlePrompt implements McpPromptHandler {
     const where = project ? `project_id "${project.id}"` : 'the chosen project_id';
     const canWrite = (p: ReachableProject | undefined) => (p ? writer.some((w) => w.id === p.id) : writer.length > 0);
     const canCreate = (p: ReachableProject | undefined) => (p ? creator.some((c) => c.id === p.id) : creator.length > 0);
+    const configurer = ctx.allowedProjects('configure_agent');
+    const canConfigure = (p: ReachableProject | undefined) => (p ? configurer.some((c) => c.id === p.id) : configurer.length > 0);
     lines.push('');
     if (canWrite(project)) {
       lines.push(
         `1. Call write_article with ${where} and a brief made of the topic${args.audience ? ' and the audience' : ''} (add a title only if the user gave one). It writes a draft with the project's AI writer.`,
-        '   If it answers status "setup_required", put its questions to the user with the proposed answers, save the answers with configure_agent, then call write_article again.',
+        canConfigure(project)
+          ? '   If it answers status "setup_required", put its questions to the user with the proposed answers, save the answers with configure_agent, then call write_article again.'
+          : '   If it answers status "setup_required", tell the user the project\'s writer must first be set up by someone who may run configure_agent there.',
         '   If it answers status "running", poll get_job with its job_id until the job has finished.',
       );
       if (canCreate(project)) lines.push('   If write_article cannot run there, write the draft yourself and save it with create_article (status "draft").');

@@ -122,6 +122,15 @@ describe('prompts', () => {
       await client.close();
     });
 
+    it('a key that cannot run configure_agent is told that someone else must set the writer up', async () => {
+      const { key } = await keyFor([{}], 'editor', ['read', 'generate']);
+      const body = await getRaw(key, { name: 'draft_article', arguments: { topic: 'Spelt' } });
+      const text: string = body.result.messages[0].content.text;
+      expect(text).toContain('write_article');
+      expect(text).not.toContain('save the answers with configure_agent');
+      expect(text).toMatch(/set up by someone who may run configure_agent/);
+    });
+
     it('without generate (or with write_article disabled there) it drafts with create_article instead', async () => {
       for (const key of [(await keyFor([{}], 'editor', ['read', 'write'])).key, (await keyFor([{ disabled_tools: ['write_article'] }])).key]) {
         const body = await getRaw(key, { name: 'draft_article', arguments: { topic: 'Rye bread' } });
