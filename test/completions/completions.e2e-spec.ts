@@ -3,7 +3,7 @@ import { ArticlesService } from '../../src/articles/articles.service.js';
 import { declaredHotStatements } from '../../src/database/sql.js';
 import { ARTICLE_BY_HANDLE_TEMPLATE, ARTICLE_BY_ID_TEMPLATE, MEDIA_TEMPLATE } from '../../src/resources/resource-uris.js';
 import { createTenant, MISSING_ID, newAccountWithProjects, newKey, withRole } from '../support/fixtures.js';
-import { connectClient, rpc } from '../support/mcp-client.js';
+import { callOk, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seedArticle } from '../mcp/mcp-e2e-helpers.js';
 
@@ -129,6 +129,19 @@ describe('completion/complete', () => {
       await t.app.get(ArticlesService).update({ accountId: w.accountId, projectId: w.bakery }, w.a.cake.id, 1, { tags: ['gateau'] }, { credentialId: null });
       expect((await complete(w.key, prompt('draft_article', 'topic', 'ca'))).values).toEqual([]);
       expect((await complete(w.key, prompt('draft_article', 'topic', 'gat'))).values).toEqual(['gateau']);
+    });
+
+    it('tags written by concurrent writers (the same new tags, in different orders) are all proposed, none twice', async () => {
+      const { key, projectIds } = await createTenant(t);
+      const orders = [
+        ['zeta', 'Yak', 'xylo'],
+        ['xylo', 'zeta', 'Yak'],
+        ['Yak', 'xylo', 'zeta'],
+      ];
+      const created = await Promise.all(Array.from({ length: 12 }, (_, i) => callOk(t, key, 'create_article', { title: `Concurrent ${i}`, tags: orders[i % 3] })));
+      expect(created).toHaveLength(12);
+      expect(await complete(key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', 'concurrent-', { project_id: projectIds[0] }))).toMatchObject({ total: 12 });
+      expect((await complete(key, prompt('draft_article', 'topic', ''))).values.sort()).toEqual(['Yak', 'xylo', 'zeta'].sort());
     });
 
     it('project ids whose id or name starts with the value, readable projects where the prompt leads somewhere', async () => {
