@@ -49,6 +49,10 @@ const findByHandle = sql<[accountId: string, projectId: string, handle: string],
   `SELECT * FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL AND handle = $3`,
   { hot: true },
 );
+const findInProjects = sql<[accountId: string, projectIds: string[], id: string], Article>(
+  'articles.find_in_projects',
+  `SELECT * FROM articles WHERE id = $3 AND account_id = $1 AND project_id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+);
 const findByJob = sql<[jobId: string, accountId: string], Article>('articles.find_by_job', `SELECT * FROM articles WHERE job_id = $1 AND account_id = $2`);
 const lockLive = sql<Key, Article>('articles.lock_live', `SELECT * FROM articles WHERE id = $1 AND account_id = $2 AND project_id = $3 AND deleted_at IS NULL FOR UPDATE`);
 const lockAny = sql<[id: string], Article>('articles.lock_any', `SELECT * FROM articles WHERE id = $1 FOR UPDATE`);
@@ -187,6 +191,11 @@ export class ArticlesRepository {
   /** A live article of the scope, by id or by handle. */
   find(scope: ProjectScope, by: { id: string } | { handle: string }, db: Queryable = this.db): Promise<Article | null> {
     return 'id' in by ? row(db, findById, [scope.accountId, scope.projectId, by.id]) : row(db, findByHandle, [scope.accountId, scope.projectId, by.handle]);
+  }
+
+  /** A live article of the account by id, when it is in one of `projectIds`. */
+  findInProjects(accountId: string, projectIds: string[], id: string, db: Queryable = this.db): Promise<Article | null> {
+    return row(db, findInProjects, [accountId, projectIds, id]);
   }
 
   /** The article a job wrote, if any. */

@@ -74,6 +74,13 @@ export class ArticlesService {
     return articleView(article);
   }
 
+  /** A live article by id among `projectIds` of the account (the projects a caller may read); null otherwise. */
+  async findInProjects(accountId: string, projectIds: string[], id: string): Promise<ArticleView | null> {
+    if (!isUuid(id) || projectIds.length === 0) return null;
+    const article = await this.articles.findInProjects(accountId, projectIds, id);
+    return article ? articleView(article) : null;
+  }
+
   /**
    * A new article. Without a handle one is derived from the title, taking `-2`, `-3`... when taken;
    * an explicit handle that is taken is a `handle_taken` error naming a free one.

@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Principal } from '../auth/principal.js';
+import { CompletionsService } from '../completions/completions.service.js';
+import { PromptsService } from '../prompts/prompts.service.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
 import { negotiate } from './protocol-version.js';
@@ -53,12 +55,17 @@ export class McpMethods {
     private readonly access: ToolAccess,
     private readonly tools: ToolDispatcher,
     private readonly cancellation: RequestCancellation,
+    private readonly prompts: PromptsService,
+    private readonly completions: CompletionsService,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
       ['ping', () => ({ result: {} })],
       ['tools/list', ({ principal }) => ({ result: this.access.list(principal) })],
       ['tools/call', (call) => this.callTool(call)],
+      ['prompts/list', ({ principal }) => ({ result: this.prompts.list(principal) })],
+      ['prompts/get', async ({ principal, params }) => ({ result: await this.prompts.get(principal, params) })],
+      ['completion/complete', async ({ principal, params }) => ({ result: await this.completions.complete(principal, params) })],
     ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
   }
@@ -87,7 +94,7 @@ export class McpMethods {
     return {
       result: {
         protocolVersion: version,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
         serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
         instructions: INSTRUCTIONS,
       },

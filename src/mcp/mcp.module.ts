@@ -1,6 +1,8 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ActivityModule } from '../activity/activity.module.js';
+import { CompletionsModule } from '../completions/completions.module.js';
+import { PromptsModule } from '../prompts/prompts.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
@@ -14,15 +16,14 @@ import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
-import { ToolAccess } from './tool-access.js';
+import { ToolCatalogueModule } from './tool-catalogue.module.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
-import { ToolRegistry } from './tool-registry.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
-  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
+  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, PromptsModule, CompletionsModule],
   controllers: [McpController],
-  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
+  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {

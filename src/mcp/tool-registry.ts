@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { McpTool, type McpToolHandler, type ObjectSchema, type ToolAnnotations, type ToolDefinition } from './mcp-tool.decorator.js';
@@ -13,6 +14,8 @@ export interface CatalogueTool {
   /** `tools/list` entries, serialised once: as declared, and with a required `project_id`. */
   listed: { plain: string; withProject: string };
 }
+
+const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 export const PROJECT_ID_PROPERTY = { type: 'string', description: 'Id of the project to act on; see list_projects' };
 
@@ -30,8 +33,10 @@ export class ToolRegistry implements OnModuleInit {
 
   onModuleInit(): void {
     // verbose: errors carry their schema, so a message can list what is allowed.
-    const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false, verbose: true });
-    addFormats(ajv);
+    const options = { allErrors: false, useDefaults: true, strict: false, coerceTypes: false, verbose: true };
+    const ajv = addFormats(new Ajv(options));
+    // A schema that names the 2020-12 dialect is compiled (and published) as declared.
+    const ajv2020 = addFormats(new Ajv2020(options));
     for (const wrapper of this.discovery.getProviders({ metadataKey: McpTool.KEY })) {
       const definition = this.discovery.getMetadataByDecorator(McpTool, wrapper) as ToolDefinition;
       const handler = wrapper.instance as McpToolHandler;
@@ -39,7 +44,7 @@ export class ToolRegistry implements OnModuleInit {
       this.tools.set(definition.name, {
         definition,
         handler,
-        validate: ajv.compile(closed(definition.input)),
+        validate: (definition.input.$schema === JSON_SCHEMA_2020_12 ? ajv2020 : ajv).compile(closed(definition.input)),
         listed: { plain: JSON.stringify(listing(definition, false)), withProject: JSON.stringify(listing(definition, true)) },
       });
     }

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CONFORMANCE_FIXTURES } from './conformance-fixtures.tools.js';
+import { JSON_SCHEMA_FIXTURES } from './json-schema-fixtures.js';
+import { PROMPT_FIXTURES } from './prompt-fixtures.js';
 
 /**
  * The official conformance suite's fixture tools (`test_*`), found by the catalogue like any tool.
  * Added to the app by the conformance entry point (main.ts here, run by `npm run conformance`).
  */
-@Module({ providers: CONFORMANCE_FIXTURES })
+@Module({ providers: [...CONFORMANCE_FIXTURES, ...PROMPT_FIXTURES, ...JSON_SCHEMA_FIXTURES] })
 export class ConformanceFixturesModule {}

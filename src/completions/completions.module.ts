@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { PromptsModule } from '../prompts/prompts.module.js';
+import { CompletionsRepository } from './completions.repository.js';
+import { CompletionsService } from './completions.service.js';
+
+/** `completion/complete`: prompt arguments and resource-template variables, from the caller's readable data. */
+@Module({
+  imports: [PromptsModule],
+  providers: [CompletionsService, CompletionsRepository],
+  exports: [CompletionsService],
+})
+export class CompletionsModule {}
