@@ -3,6 +3,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ActivityModule } from '../activity/activity.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
+import { ClientRequestsRepository } from './client-requests.repository.js';
+import { ClientRequests } from './client-requests.service.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpMethods } from './mcp-methods.js';
@@ -22,7 +24,7 @@ import { ToolRegistry } from './tool-registry.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
   controllers: [McpController],
-  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
+  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {
