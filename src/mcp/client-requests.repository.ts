@@ -11,6 +11,7 @@ const notifyAnswered = (id: string) => `pg_notify('${CLIENT_REQUESTS_CHANNEL}', 
 export interface ClientRequestRow {
   /** The client's JSON-RPC response (`{result}` or `{error}`), once it came. */
   response: { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  /** The call was cancelled, or the session ended. */
   cancelled: boolean;
 }
 
@@ -20,7 +21,13 @@ const INSERT = sql<[id: string, sessionId: string, credentialId: string, request
         VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::double precision / 1000))`,
 );
 
-const FIND = sql<[id: string], ClientRequestRow>('client_requests.find', `SELECT response, cancelled_at IS NOT NULL AS cancelled FROM mcp_client_requests WHERE id = $1`);
+/** The request's answer; cancelled too when its session ended. */
+const FIND = sql<[id: string], ClientRequestRow>(
+  'client_requests.find',
+  `SELECT r.response, r.cancelled_at IS NOT NULL OR s.ended_at IS NOT NULL AS cancelled
+     FROM mcp_client_requests r JOIN mcp_sessions s ON s.id = r.session_id
+    WHERE r.id = $1`,
+);
 
 /**
  * Records the client's response to a request of this session and credential that still waits (not

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
-import { DatabaseNotifications } from '../database/notifications.service.js';
+import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import type { CallStream } from './call-stream.js';
 import { canElicitForm, canSample } from './client-capabilities.js';
 import type { RequestId } from './json-rpc.js';
@@ -46,7 +46,7 @@ const PURGE_BATCH = 500;
 export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(ClientRequests.name);
   /** Waiters on this instance, by request id: each is woken to read its row again. */
-  private readonly waiters = new Map<string, () => void>();
+  private readonly waiters = new Map<string, { sessionId: string; wake: () => void }>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -57,10 +57,16 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
   ) {}
 
   onModuleInit(): void {
-    this.notifications.subscribe(CLIENT_REQUESTS_CHANNEL, (id) => this.waiters.get(id)?.());
+    this.notifications.subscribe(CLIENT_REQUESTS_CHANNEL, (id) => this.waiters.get(id)?.wake());
+    // A session ended on any instance: its waiters stop (a changed log level wakes them too, harmlessly).
+    this.notifications.subscribe(CACHE_CHANNEL, (payload) => {
+      if (!payload.startsWith('session:')) return;
+      const sessionId = payload.slice('session:'.length);
+      for (const waiter of this.waiters.values()) if (waiter.sessionId === sessionId) waiter.wake();
+    });
     // Notifications sent while the LISTEN connection was down are lost: every waiter reads its row again.
     this.notifications.onReconnect(() => {
-      for (const wake of this.waiters.values()) wake();
+      for (const waiter of this.waiters.values()) waiter.wake();
     });
     this.cancellation.register(async (principal, requestKey) => {
       await this.requests.cancelByRequest(requestKey, principal.credential.id);
@@ -102,12 +108,12 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
     await this.requests.insert({ id, sessionId: call.session!.id, credentialId: call.principal.credential.id, requestKey: call.requestKey ?? null, method, timeoutMs });
     try {
       if (!call.stream.send({ jsonrpc: '2.0', id, method, params })) return null;
-      const response = await this.wait(id, timeoutMs, call.signal);
+      const response = await this.wait(id, call.session!.id, timeoutMs, call.signal);
       if (response === 'timeout') {
-        call.stream.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `No answer within ${Math.round(timeoutMs / 1000)} s.` } });
-        throw new DomainError('timeout', `The client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s; call the tool again when the user is there to answer.`);
+        call.stream.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `No answer within ${timeoutMs / 1000} s.` } });
+        throw new DomainError('timeout', `The client did not answer ${method} within ${timeoutMs / 1000} s; nothing was done. Call the tool again when the user is there to answer.`);
       }
-      if (response === 'cancelled') throw new DomainError('invalid_state', `The call was cancelled while waiting for the client's answer to ${method}; nothing was done.`);
+      if (response === 'cancelled') throw new DomainError('invalid_state', `The call was cancelled, or its session ended, while waiting for the client's answer to ${method}; nothing was done.`);
       if (response.error !== undefined || response.result === null || typeof response.result !== 'object' || Array.isArray(response.result)) {
         const message = typeof response.error?.message === 'string' ? response.error.message.slice(0, 500) : 'no result';
         throw new DomainError('unavailable', `The client answered ${method} with an error (${message}); nothing was done.`);
@@ -129,13 +135,16 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
     if (!recorded) this.log.debug(`Response to ${message.id} ignored: no pending request of this session and credential`);
   }
 
-  private async wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<NonNullable<ClientRequestRow['response']> | 'timeout' | 'cancelled'> {
+  private async wait(id: string, sessionId: string, timeoutMs: number, signal: AbortSignal): Promise<NonNullable<ClientRequestRow['response']> | 'timeout' | 'cancelled'> {
     const deadline = Date.now() + timeoutMs;
     let woken = false;
     let wake: () => void = () => undefined;
-    this.waiters.set(id, () => {
-      woken = true;
-      wake();
+    this.waiters.set(id, {
+      sessionId,
+      wake: () => {
+        woken = true;
+        wake();
+      },
     });
     const onAbort = () => wake();
     signal.addEventListener('abort', onAbort);
@@ -143,7 +152,7 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
       for (;;) {
         woken = false;
         const found = await this.requests.find(id);
-        // Gone: the session ended (its requests went with it).
+        // Gone: the session was purged (its requests went with it).
         if (!found || found.cancelled || signal.aborted) return 'cancelled';
         if (found.response) return found.response;
         const left = deadline - Date.now();
