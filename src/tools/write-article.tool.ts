@@ -36,7 +36,6 @@ export class WriteArticleTool {
   ) {}
 
   async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
-    const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
     const config = await this.setup.config(ctx, 'write_article');
     if (config instanceof ToolReply) return config;
     return this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version });
