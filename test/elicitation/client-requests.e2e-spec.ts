@@ -1,4 +1,5 @@
-import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
+import { ClientRequestsRepository } from '../../src/mcp/client-requests.repository.js';
+import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
 import { createTenant } from '../support/fixtures.js';
 import { rpc, toolJson } from '../support/mcp-client.js';
 import { streamingCall } from '../support/sse-call.js';
@@ -190,5 +191,34 @@ describe('elicitation/create across instances (raw HTTP)', () => {
     const res = await rpc(a, tenant.key, toolCall(6, 'delete_article', { id: '00000000-0000-4000-8000-000000000000' }), headers);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(toolJson(res.body.result).error.code).toBe('not_found');
+  });
+
+  it('initialize keeps the known capability keys only, each bounded', async () => {
+    const tenant = await createTenant(a);
+    const { sessionId } = await rawSession(a, tenant.key, {
+      elicitation: { form: {} },
+      sampling: { note: 'x'.repeat(5_000) },
+      roots: 'yes',
+      somethingElse: { a: 1 },
+      experimental: { feature: { on: true } },
+    });
+    const stored = await withClient(db.url, async (c) => (await c.query('SELECT client_capabilities, log_level FROM mcp_sessions WHERE id = $1', [sessionId])).rows[0]);
+    expect(stored).toEqual({ client_capabilities: { elicitation: { form: {} }, sampling: {}, experimental: { feature: { on: true } } }, log_level: null });
+  });
+
+  it('rows whose waiter is gone are purged a minute after they expired', async () => {
+    const tenant = await createTenant(a);
+    const { sessionId } = await rawSession(a, tenant.key);
+    await withClient(db.url, (c) =>
+      c.query(
+        `INSERT INTO mcp_client_requests (id, session_id, credential_id, method, expires_at) VALUES
+           ('srv-old', $1, $2, 'elicitation/create', now() - interval '2 minutes'),
+           ('srv-recent', $1, $2, 'elicitation/create', now() - interval '10 seconds'),
+           ('srv-live', $1, $2, 'elicitation/create', now() + interval '2 minutes')`,
+        [sessionId, tenant.keyId],
+      ),
+    );
+    expect(await a.app.get(ClientRequestsRepository).purge(60, 500)).toBe(1);
+    expect((await pendingRequests(db.url, sessionId)).map((r) => r.id).sort()).toEqual(['srv-live', 'srv-recent']);
   });
 });
