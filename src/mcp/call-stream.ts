@@ -65,6 +65,11 @@ export class CallStream {
     return true;
   }
 
+  /** An SSE comment, so that proxies do not close a stream that waits long for the client (clients ignore it). */
+  keepAlive(): void {
+    if (this.started && this.writable) this.res.write(': keep-alive\n\n');
+  }
+
   /** The JSON-RPC response as the stream's last event. */
   end(body: string): void {
     if (this.res.writableEnded || this.res.destroyed) return;

@@ -108,7 +108,7 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
     await this.requests.insert({ id, sessionId: call.session!.id, credentialId: call.principal.credential.id, requestKey: call.requestKey ?? null, method, timeoutMs });
     try {
       if (!call.stream.send({ jsonrpc: '2.0', id, method, params })) return null;
-      const response = await this.wait(id, call.session!.id, timeoutMs, call.signal);
+      const response = await this.wait(id, call.session!.id, timeoutMs, call.signal, () => call.stream.keepAlive());
       if (response === 'timeout') {
         call.stream.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `No answer within ${timeoutMs / 1000} s.` } });
         throw new DomainError('timeout', `The client did not answer ${method} within ${timeoutMs / 1000} s; nothing was done. Call the tool again when the user is there to answer.`);
@@ -135,7 +135,7 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
     if (!recorded) this.log.debug(`Response to ${message.id} ignored: no pending request of this session and credential`);
   }
 
-  private async wait(id: string, sessionId: string, timeoutMs: number, signal: AbortSignal): Promise<NonNullable<ClientRequestRow['response']> | 'timeout' | 'cancelled'> {
+  private async wait(id: string, sessionId: string, timeoutMs: number, signal: AbortSignal, idle: () => void): Promise<NonNullable<ClientRequestRow['response']> | 'timeout' | 'cancelled'> {
     const deadline = Date.now() + timeoutMs;
     let woken = false;
     let wake: () => void = () => undefined;
@@ -158,6 +158,7 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
         const left = deadline - Date.now();
         if (left <= 0) return 'timeout';
         if (woken) continue;
+        idle();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(left, POLL_MS));
           wake = () => {
