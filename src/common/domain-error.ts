@@ -11,7 +11,11 @@ export type DomainErrorCode =
   | 'unauthorized'
   | 'invalid_state'
   | 'too_many_jobs'
-  | 'unavailable';
+  | 'unavailable'
+  /** The user did not confirm (declined, cancelled or said no) what a tool asked them through elicitation. */
+  | 'not_confirmed'
+  /** The client did not answer the server's request in time. */
+  | 'timeout';
 
 /** An error a service raises on purpose: a stable `code` and a sentence a person or a model can act on. */
 export class DomainError extends Error {

@@ -15,6 +15,8 @@ const STATUS: Record<DomainErrorCode, number> = {
   unprocessable: 422,
   too_many_jobs: 429,
   unavailable: 503,
+  not_confirmed: 409,
+  timeout: 504,
 };
 
 const CODE_OF_STATUS: Record<number, string> = {

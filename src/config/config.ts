@@ -30,6 +30,8 @@ export interface AppConfig {
   sessionIdleTtlS: number;
   redisUrl?: string;
   syncBudgetMs: number;
+  /** How long the server waits for the client's answer to its `elicitation/create` or `sampling/createMessage` (CLIENT_REQUEST_TIMEOUT_MS). */
+  clientRequestTimeoutMs: number;
   /** Jobs one account may have queued; a job tool over it is a `too_many_jobs` tool error (JOBS_MAX_QUEUED_PER_ACCOUNT). */
   jobsMaxQueuedPerAccount: number;
   /** Jobs of one account the workers run at the same time, all instances together (JOBS_MAX_RUNNING_PER_ACCOUNT). */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sessionIdleTtlS: integer(env, 'SESSION_IDLE_TTL_S', 86_400, 1, 30 * 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
+    clientRequestTimeoutMs: integer(env, 'CLIENT_REQUEST_TIMEOUT_MS', 180_000, 100, 3_600_000),
     jobsMaxQueuedPerAccount: integer(env, 'JOBS_MAX_QUEUED_PER_ACCOUNT', 20, 1, 100_000),
     jobsMaxRunningPerAccount: integer(env, 'JOBS_MAX_RUNNING_PER_ACCOUNT', 2, 1, 1_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),

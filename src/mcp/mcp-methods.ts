@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import type { Principal } from '../auth/principal.js';
 import { CompletionsService } from '../completions/completions.service.js';
 import { PromptsService } from '../prompts/prompts.service.js';
+import type { CallStream } from './call-stream.js';
+import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
 import { negotiate } from './protocol-version.js';
@@ -25,7 +27,8 @@ export interface MethodCall extends NotificationCall {
   id: RequestId;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
-  progress: (fraction: number, message?: string) => void;
+  /** The request's answer: notifications and server→client requests before the response go out on it. */
+  stream: CallStream;
 }
 
 type Method = (call: MethodCall) => Promise<MethodResult> | MethodResult;
@@ -66,6 +69,7 @@ export class McpMethods {
       ['prompts/list', ({ principal }) => ({ result: this.prompts.list(principal) })],
       ['prompts/get', async ({ principal, params }) => ({ result: await this.prompts.get(principal, params) })],
       ['completion/complete', async ({ principal, params }) => ({ result: await this.completions.complete(principal, params) })],
+      ['logging/setLevel', (call) => this.setLevel(call)],
     ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
   }
@@ -83,18 +87,18 @@ export class McpMethods {
 
   private async initialize({ principal, params }: MethodCall): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo.');
-    const { protocolVersion, clientInfo } = params as { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } };
+    const { protocolVersion, clientInfo, capabilities } = params as { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown }; capabilities?: unknown };
     if (typeof protocolVersion !== 'string') throw RpcError.invalidParams('Invalid params: "protocolVersion" must be a string.');
     const client =
       clientInfo && typeof clientInfo === 'object' && typeof clientInfo.name === 'string'
         ? { name: clientInfo.name.slice(0, 200), version: typeof clientInfo.version === 'string' ? clientInfo.version.slice(0, 100) : '' }
         : null;
     const version = negotiate(protocolVersion);
-    const session = await this.sessions.create(principal, version, client);
+    const session = await this.sessions.create(principal, version, client, cleanCapabilities(capabilities));
     return {
       result: {
         protocolVersion: version,
-        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
+        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} },
         serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
         instructions: INSTRUCTIONS,
       },
@@ -120,9 +124,18 @@ export class McpMethods {
     await this.cancellation.cancel(principal, requestKey(session.id, requestId));
   }
 
-  private callTool({ principal, session, id, params, signal, progress }: MethodCall): Promise<MethodResult> {
+  private callTool({ principal, session, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
-    return this.tools.call({ principal, params, signal, progress, requestKey: session ? requestKey(session.id, id) : undefined });
+    return this.tools.call({ principal, session, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });
+  }
+
+  /** `logging/setLevel {level}`: the session's level, on every instance from now on. */
+  private async setLevel({ principal, session, params }: MethodCall): Promise<MethodResult> {
+    const level = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as { level?: unknown }).level : undefined;
+    if (!isLogLevel(level)) throw RpcError.invalidParams(`Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}.`);
+    if (!session) throw RpcError.invalidParams('logging/setLevel needs a session: send the Mcp-Session-Id header that initialize answered; log messages go to a session.');
+    await this.sessions.setLogLevel(session, principal, level);
+    return { result: {} };
   }
 }
 

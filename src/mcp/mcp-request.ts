@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Principal } from '../auth/principal.js';
 import type { RequestId, RpcMessage } from './json-rpc.js';
-import type { ProgressStream } from './progress-stream.js';
+import type { CallStream } from './call-stream.js';
 import type { ProtocolVersion } from './protocol-version.js';
 import type { SessionInfo } from './sessions.service.js';
 
@@ -25,8 +25,8 @@ export interface McpState {
   session?: SessionInfo | null;
   /** The protocol version a message speaks (ProtocolVersionGuard); null for `initialize`, which negotiates one. */
   version?: ProtocolVersion | null;
-  /** The SSE answer of a call that reports progress, once the client asked for it. */
-  stream?: ProgressStream;
+  /** The answer of a request: plain JSON, or an event stream once the server has something to send before it. */
+  stream?: CallStream;
 }
 
 export type McpRequest = Request & { mcp: McpState };

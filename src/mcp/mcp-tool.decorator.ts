@@ -3,6 +3,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
+import type { LogLevel } from './client-capabilities.js';
 
 /** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
 export interface ObjectSchema {
@@ -57,6 +58,36 @@ export interface ToolContext {
    * find its work; undefined outside a session, where nothing can cancel it that way.
    */
   requestKey?: string;
+  /** Sends `notifications/message` from this tool when `level` is at or above the session's log level; a no-op otherwise. */
+  log(level: LogLevel, data: unknown): void;
+  /** Whether {@link elicit} can reach this client (a session that declared form elicitation, an event stream accepted). */
+  readonly canElicit: boolean;
+  /** Whether {@link sample} can reach this client (a session that declared sampling, an event stream accepted). */
+  readonly canSample: boolean;
+  /**
+   * Asks the user through the client (`elicitation/create`, form mode) and answers the client's result;
+   * null when this client cannot be asked. Timeouts, client errors and cancellation are DomainErrors.
+   */
+  elicit(params: ElicitParams): Promise<ElicitResult | null>;
+  /** `sampling/createMessage`: the client's result, or null when it cannot be asked. */
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+  /** Whether this credential could run the tool `name` in {@link project} (scope, role, not disabled). */
+  mayRun(name: string): boolean;
+}
+
+/** A primitive property of an elicitation form (MCP `PrimitiveSchemaDefinition`). */
+export type ElicitProperty = Record<string, unknown> & { type: 'string' | 'number' | 'integer' | 'boolean' | 'array' };
+
+/** The params of a form-mode `elicitation/create`. */
+export interface ElicitParams {
+  message: string;
+  requestedSchema: { type: 'object'; properties: Record<string, ElicitProperty>; required?: string[] };
+}
+
+/** What the user did with the form. `content` is only present when they accepted. */
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
 }
 
 /** An MCP content block (text, image, audio, resource...). */

@@ -1,12 +1,13 @@
 import { All, Controller, Delete, Get, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { callStreamFor } from './call-stream.js';
+import { ClientRequests } from './client-requests.service.js';
 import { RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import type { McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
-import { progressStreamFor } from './progress-stream.js';
 import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { RpcBody, RpcEnvelopePipe } from './rpc-envelope.pipe.js';
@@ -29,6 +30,7 @@ export class McpController {
     private readonly methods: McpMethods,
     private readonly sessions: SessionsService,
     private readonly responder: McpResponder,
+    private readonly clientRequests: ClientRequests,
   ) {}
 
   @Post()
@@ -37,12 +39,13 @@ export class McpController {
     // Notifications and the client's responses are acknowledged without a body.
     if (message.method === undefined || !('id' in message)) {
       if (message.method !== undefined) await this.methods.notify(message.method, { principal: principal!, session, params: message.params });
+      // The client's answer to a request the server sent on a call's stream (that call may run on another instance).
+      else await this.clientRequests.answer(principal!, session, message);
       return this.responder.answer(req, res, 202, {});
     }
-    // With a progressToken and SSE accepted, progress turns the answer into an event stream (McpResponder ends it).
-    req.mcp.stream = progressStreamFor(req, res, message.params);
-    const progress = req.mcp.stream?.report ?? (() => undefined);
-    const out = await this.methods.run(message.method, { principal: principal!, session, id, params: message.params, signal: closed(res), progress });
+    // The first progress, log message or request to the client turns the answer into an event stream when the client accepts one (McpResponder ends it).
+    req.mcp.stream = callStreamFor(req, res, message.params, session);
+    const out = await this.methods.run(message.method, { principal: principal!, session, id, params: message.params, signal: closed(res), stream: req.mcp.stream });
     return this.responder.answer(req, res, 200, out);
   }
 

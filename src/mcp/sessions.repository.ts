@@ -11,6 +11,8 @@ export interface SessionRow {
   protocol_version: string;
   client_name: string | null;
   client_version: string | null;
+  client_capabilities: Record<string, unknown>;
+  log_level: string | null;
   ended_at: Date | null;
   /** How long ago (Postgres' clock) it was last touched. */
   idle_ms: number;
@@ -23,22 +25,30 @@ export interface SessionInsert {
   credentialId: string;
   protocolVersion: string;
   client: { name: string; version: string } | null;
+  capabilities: Record<string, unknown>;
 }
 
-const INSERT = sql<[id: string, accountId: string, credentialId: string, protocolVersion: string, clientName: string | null, clientVersion: string | null]>(
+const INSERT = sql<[id: string, accountId: string, credentialId: string, protocolVersion: string, clientName: string | null, clientVersion: string | null, capabilities: string]>(
   'sessions.insert',
-  `INSERT INTO mcp_sessions (id, account_id, credential_id, protocol_version, client_name, client_version) VALUES ($1, $2, $3, $4, $5, $6)`,
+  `INSERT INTO mcp_sessions (id, account_id, credential_id, protocol_version, client_name, client_version, client_capabilities) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
 );
 
 const FIND = sql<[id: string, accountId: string], SessionRow>(
   'sessions.find',
-  `SELECT id, credential_id, protocol_version, client_name, client_version, ended_at,
+  `SELECT id, credential_id, protocol_version, client_name, client_version, client_capabilities, log_level, ended_at,
           extract(epoch FROM now() - last_used_at) * 1000 AS idle_ms
      FROM mcp_sessions WHERE id = $1 AND account_id = $2`,
   { hot: true },
 );
 
 const TOUCH = sql<[id: string]>('sessions.touch', `UPDATE mcp_sessions SET last_used_at = now() WHERE id = $1 AND ended_at IS NULL`, { hot: true });
+
+/** Sets the live session's log level and tells every instance, which drop their cached copy. */
+const SET_LOG_LEVEL = sql<[id: string, credentialId: string, level: string], { id: string }>(
+  'sessions.set_log_level',
+  `WITH u AS (UPDATE mcp_sessions SET log_level = $3 WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL RETURNING id)
+       SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
+);
 
 /** Ends a live session of the credential and tells every instance, which drop it from their caches. */
 const END = sql<[id: string, credentialId: string, idleTtlSeconds: number], { id: string }>(
@@ -65,7 +75,12 @@ export class SessionsRepository {
 
   async insert(session: SessionInsert): Promise<void> {
     const { client } = session;
-    await run(this.db, INSERT, [session.id, session.accountId, session.credentialId, session.protocolVersion, client?.name ?? null, client?.version ?? null]);
+    await run(this.db, INSERT, [session.id, session.accountId, session.credentialId, session.protocolVersion, client?.name ?? null, client?.version ?? null, JSON.stringify(session.capabilities)]);
+  }
+
+  /** Sets the log level of the credential's live session; answers whether it did. */
+  async setLogLevel(id: string, credentialId: string, level: string): Promise<boolean> {
+    return (await rows(this.db, SET_LOG_LEVEL, [id, credentialId, level])).length > 0;
   }
 
   /** The account's session, ended or not, with how long it has been idle. */

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
+import { isLogLevel, type LogLevel } from './client-capabilities.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import { SessionsRepository, type SessionRow } from './sessions.repository.js';
 
@@ -11,6 +12,10 @@ export interface SessionInfo {
   id: string;
   client: { name: string; version: string } | null;
   protocolVersion: string;
+  /** The client's declared capabilities (known keys only; see client-capabilities.ts). */
+  capabilities: Record<string, Record<string, unknown>>;
+  /** The level `logging/setLevel` chose; null until then (no log messages are sent). */
+  logLevel: LogLevel | null;
 }
 
 interface Cached {
@@ -60,11 +65,23 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     notifications.onReconnect(() => this.cache.clear());
   }
 
-  async create(principal: Principal, protocolVersion: string, client: { name: string; version: string } | null): Promise<SessionInfo> {
+  async create(
+    principal: Principal,
+    protocolVersion: string,
+    client: { name: string; version: string } | null,
+    capabilities: Record<string, Record<string, unknown>> = {},
+  ): Promise<SessionInfo> {
     // 192 random bits, URL-safe: visible ASCII as the transport requires.
     const id = randomBytes(24).toString('base64url');
-    await this.sessions.insert({ id, accountId: principal.accountId, credentialId: principal.credential.id, protocolVersion, client });
-    return { id, client, protocolVersion };
+    await this.sessions.insert({ id, accountId: principal.accountId, credentialId: principal.credential.id, protocolVersion, client, capabilities });
+    return { id, client, protocolVersion, capabilities, logLevel: null };
+  }
+
+  /** `logging/setLevel`: from now on, on every instance (their cached copies are dropped through CACHE_CHANNEL). */
+  async setLogLevel(session: SessionInfo, principal: Principal, level: LogLevel): Promise<void> {
+    const set = await this.sessions.setLogLevel(session.id, principal.credential.id, level);
+    this.cache.delete(session.id);
+    if (!set) throw notFound();
   }
 
   async get(id: string, principal: Principal): Promise<SessionInfo> {
@@ -89,7 +106,13 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
         .touch(id)
         .catch((err: Error) => this.log.warn(`Could not record the use of a session: ${err.message}`));
     }
-    return { id: s.id, protocolVersion: s.protocol_version, client: s.client_name !== null ? { name: s.client_name, version: s.client_version ?? '' } : null };
+    return {
+      id: s.id,
+      protocolVersion: s.protocol_version,
+      client: s.client_name !== null ? { name: s.client_name, version: s.client_version ?? '' } : null,
+      capabilities: (s.client_capabilities ?? {}) as SessionInfo['capabilities'],
+      logLevel: isLogLevel(s.log_level) ? s.log_level : null,
+    };
   }
 
   async end(id: string, principal: Principal): Promise<void> {

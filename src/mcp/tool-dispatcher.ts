@@ -3,9 +3,12 @@ import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
+import type { CallStream } from './call-stream.js';
+import { ClientRequests, type AskingCall } from './client-requests.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
-import { ToolReply } from './mcp-tool.decorator.js';
+import { ToolReply, type ElicitResult, type ToolContext } from './mcp-tool.decorator.js';
 import type { MethodResult } from './method-result.js';
+import type { SessionInfo } from './sessions.service.js';
 import { describeSchemaError } from './schema-errors.js';
 import { permits, refusal, ToolAccess } from './tool-access.js';
 import type { CatalogueTool } from './tool-registry.js';
@@ -13,9 +16,12 @@ import { toolError, toolResult } from './tool-result.js';
 
 export interface ToolCallInput {
   principal: Principal;
+  /** The session the call was sent in; null for a stateless client (which cannot be asked anything). */
+  session: SessionInfo | null;
   params: unknown;
   signal: AbortSignal;
-  progress: (fraction: number, message?: string) => void;
+  /** The call's answer: progress, log messages and requests to the client go out on it. */
+  stream: CallStream;
   requestKey?: string;
 }
 
@@ -24,9 +30,12 @@ export interface ToolCallInput {
 export class ToolDispatcher {
   private readonly log = new Logger(ToolDispatcher.name);
 
-  constructor(private readonly access: ToolAccess) {}
+  constructor(
+    private readonly access: ToolAccess,
+    private readonly clientRequests: ClientRequests,
+  ) {}
 
-  async call({ principal, params, signal, progress, requestKey }: ToolCallInput): Promise<MethodResult> {
+  async call({ principal, session, params, signal, stream, requestKey }: ToolCallInput): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
@@ -46,7 +55,25 @@ export class ToolDispatcher {
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
 
     try {
-      const reply = await tool.handler.run(args, { principal, project: project as ReachableProject, allowedProjects: allowed, signal, progress, requestKey });
+      const asking: AskingCall = { principal, session, stream, signal, requestKey };
+      const ctx: ToolContext = {
+        principal,
+        project: project as ReachableProject,
+        allowedProjects: allowed,
+        signal,
+        requestKey,
+        progress: (fraction, message) => stream.progress(fraction, message, name),
+        log: (level, data) => stream.log(level, data, name),
+        canElicit: this.clientRequests.canAsk(asking, 'elicitation/create'),
+        canSample: this.clientRequests.canAsk(asking, 'sampling/createMessage'),
+        elicit: async (request) => elicitResult(await this.clientRequests.ask(asking, 'elicitation/create', { ...request })),
+        sample: (request) => this.clientRequests.ask(asking, 'sampling/createMessage', request),
+        mayRun: (other) => {
+          const found = this.access.find(principal, other);
+          return found !== undefined && project !== undefined && permits(project, found.definition);
+        },
+      };
+      const reply = await tool.handler.run(args, ctx);
       // The tool says how its call is recorded (one that asks for setup instead of working, say).
       return { result: toolResult(reply), outcome: reply instanceof ToolReply ? reply.outcome : 'ok', projectId };
     } catch (err) {
@@ -70,4 +97,15 @@ export class ToolDispatcher {
     if (principal.projects.size === 1) return principal.projects.values().next().value;
     throw RpcError.invalidParams(`project_id is required: this credential reaches ${principal.projects.size} projects; call list_projects`);
   }
+}
+
+/** The client's answer to `elicitation/create`, checked: an action, and with `accept` an object of values. */
+function elicitResult(result: Record<string, unknown> | null): ElicitResult | null {
+  if (result === null) return null;
+  const { action, content } = result;
+  const validContent = content === undefined || (content !== null && typeof content === 'object' && !Array.isArray(content));
+  if ((action !== 'accept' && action !== 'decline' && action !== 'cancel') || !validContent) {
+    throw new DomainError('unavailable', 'The client answered elicitation/create with something other than an action (accept, decline or cancel) and its content; nothing was done.');
+  }
+  return action === 'accept' ? { action, content: (content ?? {}) as Record<string, unknown> } : { action };
 }

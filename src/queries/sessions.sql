@@ -1,5 +1,5 @@
 -- sessions.find
-SELECT id, credential_id, protocol_version, client_name, client_version, ended_at,
+SELECT id, credential_id, protocol_version, client_name, client_version, client_capabilities, log_level, ended_at,
      extract(epoch FROM now() - last_used_at) * 1000 AS idle_ms
 FROM mcp_sessions WHERE id = $1 AND account_id = $2;
 

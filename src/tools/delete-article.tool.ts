@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
+import { DomainError } from '../common/domain-error.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { ARTICLE_ID_PROPERTY } from './article.schemas.js';
 
@@ -8,7 +9,9 @@ const input = { type: 'object', properties: { id: ARTICLE_ID_PROPERTY }, require
 @McpTool({
   name: 'delete_article',
   title: 'Delete an article',
-  description: 'Delete an article: it leaves the project (its handle becomes free) and goes to the trash, where an admin can restore it for 30 days.',
+  description:
+    'Delete an article: it leaves the project (its handle becomes free) and goes to the trash, where an admin can restore it for 30 days. ' +
+    'A client that supports elicitation is asked to confirm first; without a yes it answers the error "not_confirmed" and deletes nothing.',
   input,
   output: {
     type: 'object',
@@ -23,7 +26,25 @@ const input = { type: 'object', properties: { id: ARTICLE_ID_PROPERTY }, require
 export class DeleteArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run({ id }: ToolArgs<typeof input>, { principal, project }: ToolContext) {
-    return this.articles.delete({ accountId: principal.accountId, projectId: project.id }, id, { credentialId: principal.credential.id });
+  async run({ id }: ToolArgs<typeof input>, ctx: ToolContext) {
+    const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
+    if (ctx.canElicit) {
+      // An unknown article is refused before the user is asked about it.
+      const article = await this.articles.get(scope, { id });
+      const answer = await ctx.elicit({
+        message: `Delete the article "${article.title}" (${article.handle}) from project "${ctx.project.name}"? It goes to the trash, where an admin can restore it for 30 days.`,
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean', title: 'Delete this article', description: 'Yes to move it to the trash.', default: false } },
+          required: ['confirm'],
+        },
+      });
+      // null: the client could not be asked after all (its stream closed); nothing is deleted unasked.
+      if (answer?.action !== 'accept' || answer.content?.confirm !== true) {
+        const what = answer === null ? 'could not be asked' : answer.action === 'accept' ? 'did not confirm' : answer.action === 'decline' ? 'declined' : 'cancelled';
+        throw new DomainError('not_confirmed', `The user ${what} the deletion of article ${id}; nothing was deleted. Ask them before calling delete_article again.`);
+      }
+    }
+    return this.articles.delete(scope, id, { credentialId: ctx.principal.credential.id });
   }
 }

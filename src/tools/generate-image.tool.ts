@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AgentsService } from '../agents/agents.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { GENERATE_IMAGE } from '../media/generate-image.job.js';
 import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
+import { WriterSetup } from './writer-setup.js';
 
 const input = {
   type: 'object',
@@ -20,7 +20,7 @@ const input = {
   title: 'Generate an image',
   description:
     'Generate an image from a prompt, in the style of the writer config; with article_id it becomes that article\'s featured image. ' +
-    'Without a writer config it answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
+    'Without a writer config it asks the setup questions through elicitation when the client supports it, else answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
     'It runs as a job: done in time, it answers {"status":"succeeded","job_id","media":{"id","url","mime_type","width","height"}} plus the image; ' +
     'else {"status":"running","job_id","poll_after_s"}: then poll get_job.',
   input,
@@ -32,15 +32,15 @@ const input = {
 @Injectable()
 export class GenerateImageTool {
   constructor(
-    private readonly agents: AgentsService,
+    private readonly setup: WriterSetup,
     private readonly articles: ArticlesService,
     private readonly replies: JobReplies,
   ) {}
 
   async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
-    const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
+    const config = await this.setup.config(ctx, 'generate_image');
+    if (config instanceof ToolReply) return config;
     // An unknown article is refused now, not after the image is made.
     if (args.article_id !== undefined) await this.articles.get(scope, { id: args.article_id });
     return this.replies.run(ctx, GENERATE_IMAGE, { ...args, agent_config_version: config.version });

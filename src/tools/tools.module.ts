@@ -19,6 +19,7 @@ import { ListProjectsTool } from './list-projects.tool.js';
 import { PublishArticleTool } from './publish-article.tool.js';
 import { UpdateArticleTool } from './update-article.tool.js';
 import { WriteArticleTool } from './write-article.tool.js';
+import { WriterSetup } from './writer-setup.js';
 
 /** Every MCP tool of the product: thin adapters over the domain services, found by the catalogue at boot. */
 @Module({
@@ -37,6 +38,7 @@ import { WriteArticleTool } from './write-article.tool.js';
     GetAgentConfigTool,
     GetJobTool,
     JobReplies,
+    WriterSetup,
     ListJobsTool,
     WriteArticleTool,
   ],

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AgentsService } from '../agents/agents.service.js';
 import { WRITE_ARTICLE } from '../agents/write-article.job.js';
 import { LENGTHS } from '../agents/writer-questions.js';
 import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
+import { WriterSetup } from './writer-setup.js';
 
 const input = {
   type: 'object',
@@ -20,7 +20,7 @@ const input = {
   title: 'Write an article draft',
   description:
     'Have the writer agent draft an article from a brief; the result is a draft article (source "ai") in this project. ' +
-    'Without a writer config it answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
+    'Without a writer config it asks the setup questions through elicitation when the client supports it, else answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
     'It runs as a job: it answers {"status":"succeeded","job_id","article"} when done in time, else {"status":"running","job_id","poll_after_s"}: then poll get_job.',
   input,
   scope: 'generate',
@@ -31,14 +31,13 @@ const input = {
 @Injectable()
 export class WriteArticleTool {
   constructor(
-    private readonly agents: AgentsService,
+    private readonly setup: WriterSetup,
     private readonly replies: JobReplies,
   ) {}
 
   async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
-    const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
-    const { config } = await this.agents.get(scope, 'writer');
-    if (!config) return ToolReply.withOutcome('setup_required', await this.agents.setupRequired(scope, ctx.project));
+    const config = await this.setup.config(ctx, 'write_article');
+    if (config instanceof ToolReply) return config;
     return this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version });
   }
 }

@@ -7,7 +7,21 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { ConformanceFixturesModule } from './conformance-fixtures.module.js';
 
 const SRC = resolve(__dirname, '..', '..', 'src');
-const FIXTURES = ['test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types', 'test_error_handling', 'test_tool_with_progress'];
+const NO_ARGUMENT_FIXTURES = [
+  'test_simple_text',
+  'test_image_content',
+  'test_audio_content',
+  'test_embedded_resource',
+  'test_multiple_content_types',
+  'test_error_handling',
+  'test_tool_with_progress',
+  'test_tool_with_logging',
+  'test_elicitation_sep1034_defaults',
+  'test_elicitation_sep1330_enums',
+];
+/** Fixtures taking one required string argument. */
+const ONE_ARGUMENT_FIXTURES: Record<string, string> = { test_sampling: 'prompt', test_elicitation: 'message' };
+const FIXTURES = [...NO_ARGUMENT_FIXTURES, ...Object.keys(ONE_ARGUMENT_FIXTURES)];
 
 describe('conformance fixtures', () => {
   it('stay out of the production build: nothing under src/ imports from test/', () => {
@@ -55,7 +69,12 @@ describe('conformance fixtures', () => {
       expect(fixtures.map((tool) => tool.name).sort()).toEqual([...FIXTURES].sort());
       for (const tool of fixtures) {
         expect(tool.description).toEqual(expect.any(String));
-        expect(tool.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+        const argument = ONE_ARGUMENT_FIXTURES[tool.name];
+        expect(tool.inputSchema).toEqual(
+          argument
+            ? { type: 'object', properties: { [argument]: { type: 'string', description: expect.any(String) } }, required: [argument], additionalProperties: false }
+            : { type: 'object', properties: {}, additionalProperties: false },
+        );
       }
       await client.close();
     });

@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { request as httpRequest, type Agent } from 'node:http';
 import type { TestApp } from './test-app.js';
 
-/** An official MCP SDK client connected to the test app's /mcp with a bearer token. */
-export async function connectClient(t: TestApp, token: string, name = 'jest-client'): Promise<Client> {
-  const client = new Client({ name, version: '1.2.3' });
+/** An official MCP SDK client connected to the test app's /mcp with a bearer token, declaring `capabilities` (none by default). */
+export async function connectClient(t: Pick<TestApp, 'baseUrl'>, token: string, name = 'jest-client', capabilities: ClientCapabilities = {}): Promise<Client> {
+  const client = new Client({ name, version: '1.2.3' }, { capabilities });
   const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
