@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import { logPasses, type LogLevel } from './client-capabilities.js';
 import type { McpRequest } from './mcp-request.js';
-import type { SessionInfo } from './sessions.service.js';
 
 /**
  * The answer of one JSON-RPC request, which becomes an SSE stream (when the client accepts
@@ -82,11 +81,11 @@ export class CallStream {
   }
 }
 
-/** The stream of this request: SSE when its client accepts it, with its progressToken and its session's log level. */
-export function callStreamFor(req: McpRequest, res: Response, params: unknown, session: SessionInfo | null): CallStream {
+/** The stream of this request: SSE when its client accepts it, with its progressToken and its client's log level. */
+export function callStreamFor(req: McpRequest, res: Response, params: unknown, logLevel: LogLevel | null): CallStream {
   const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;
   const token = meta !== null && typeof meta === 'object' ? (meta as { progressToken?: unknown }).progressToken : undefined;
   const progressToken = typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token)) ? token : undefined;
   const sse = /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(req.headers.accept ?? '');
-  return new CallStream(res, sse, progressToken, session?.logLevel ?? null);
+  return new CallStream(res, sse, progressToken, logLevel);
 }

@@ -7,6 +7,8 @@ import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import type { CallStream } from './call-stream.js';
 import { canElicitForm, canSample } from './client-capabilities.js';
+import type { RequestClient } from './mcp-request.js';
+import type { Era } from './protocol-version.js';
 import type { RequestId } from './json-rpc.js';
 import { CLIENT_REQUESTS_CHANNEL, ClientRequestsRepository, type ClientRequestRow } from './client-requests.repository.js';
 import { RequestCancellation } from './request-cancellation.js';
@@ -17,6 +19,10 @@ export interface AskingCall {
   principal: Principal;
   /** Requests need a session: the client's answer is matched to it. */
   session: SessionInfo | null;
+  /** Only the legacy era sends requests on the call's stream (2026-07-28 answers input_required instead). */
+  era: Era;
+  /** What the client declared it takes. */
+  client: RequestClient;
   /** The call's answer, where the request goes out. */
   stream: CallStream;
   /** Aborted when the client disconnects. */
@@ -92,8 +98,8 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
 
   /** Whether `method` can be sent to this call's client: a session, the capability declared, and an event stream accepted. */
   canAsk(call: AskingCall, method: ClientMethod): boolean {
-    if (!call.session || !call.stream.writable || call.signal.aborted) return false;
-    const capabilities = call.session.capabilities;
+    if (call.era !== 'legacy' || !call.session || !call.stream.writable || call.signal.aborted) return false;
+    const capabilities = call.client.capabilities;
     return method === 'elicitation/create' ? canElicitForm(capabilities) : canSample(capabilities);
   }
 

@@ -8,7 +8,8 @@ import type { CallStream } from './call-stream.js';
 import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
-import { negotiate } from './protocol-version.js';
+import type { RequestClient } from './mcp-request.js';
+import { negotiate, type Era } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { SessionsService, type SessionInfo } from './sessions.service.js';
 import { ToolAccess } from './tool-access.js';
@@ -25,6 +26,10 @@ export interface NotificationCall {
 /** A JSON-RPC request from the client. */
 export interface MethodCall extends NotificationCall {
   id: RequestId;
+  /** The era the request speaks (protocol-version.ts), decided once by ProtocolVersionGuard. */
+  era: Era;
+  /** Its client's capabilities, identity and log level, from the session or `_meta`. */
+  client: RequestClient;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
   /** The request's answer: notifications and server→client requests before the response go out on it. */
@@ -124,9 +129,9 @@ export class McpMethods {
     await this.cancellation.cancel(principal, requestKey(session.id, requestId));
   }
 
-  private callTool({ principal, session, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
+  private callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
-    return this.tools.call({ principal, session, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });
+    return this.tools.call({ principal, session, era, client, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });
   }
 
   /** `logging/setLevel {level}`: the session's level, on every instance from now on. */

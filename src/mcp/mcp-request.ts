@@ -2,8 +2,25 @@ import type { Request } from 'express';
 import type { Principal } from '../auth/principal.js';
 import type { RequestId, RpcMessage } from './json-rpc.js';
 import type { CallStream } from './call-stream.js';
-import type { ProtocolVersion } from './protocol-version.js';
+import type { LogLevel } from './client-capabilities.js';
+import type { Era, ProtocolVersion } from './protocol-version.js';
 import type { SessionInfo } from './sessions.service.js';
+
+/**
+ * Who the client of this request says it is and what it takes: from its session in the legacy era
+ * (initialize's clientInfo and capabilities, logging/setLevel), from `params._meta` in the modern one.
+ */
+export interface RequestClient {
+  capabilities: Record<string, Record<string, unknown>>;
+  info: { name: string; version: string } | null;
+  /** The least severe `notifications/message` level the client wants; null: none. */
+  logLevel: LogLevel | null;
+}
+
+/** A legacy request's client, as its session knows it (none without a session). */
+export function sessionClient(session: SessionInfo | null | undefined): RequestClient {
+  return { capabilities: session?.capabilities ?? {}, info: session?.client ?? null, logLevel: session?.logLevel ?? null };
+}
 
 /** What the MCP pipeline learns about a request as it passes each stage, in the order of checks. */
 export interface McpState {
@@ -25,6 +42,10 @@ export interface McpState {
   session?: SessionInfo | null;
   /** The protocol version a message speaks (ProtocolVersionGuard); null for `initialize`, which negotiates one. */
   version?: ProtocolVersion | null;
+  /** The era the request speaks (ProtocolVersionGuard); legacy when absent. */
+  era?: Era;
+  /** Its client: from the session (legacy) or `_meta` (modern). */
+  client?: RequestClient;
   /** The answer of a request: plain JSON, or an event stream once the server has something to send before it. */
   stream?: CallStream;
 }

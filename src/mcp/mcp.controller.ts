@@ -5,7 +5,7 @@ import { callStreamFor } from './call-stream.js';
 import { ClientRequests } from './client-requests.service.js';
 import { RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
-import type { McpRequest } from './mcp-request.js';
+import { sessionClient, type McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
 import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
@@ -44,8 +44,10 @@ export class McpController {
       return this.responder.answer(req, res, 202, {});
     }
     // The first progress, log message or request to the client turns the answer into an event stream when the client accepts one (McpResponder ends it).
-    req.mcp.stream = callStreamFor(req, res, message.params, session);
-    const out = await this.methods.run(message.method, { principal: principal!, session, id, params: message.params, signal: closed(res), stream: req.mcp.stream });
+    const era = req.mcp.era ?? 'legacy';
+    const client = (req.mcp.client ??= sessionClient(session));
+    req.mcp.stream = callStreamFor(req, res, message.params, client.logLevel);
+    const out = await this.methods.run(message.method, { principal: principal!, session, era, client, id, params: message.params, signal: closed(res), stream: req.mcp.stream });
     return this.responder.answer(req, res, 200, out);
   }
 

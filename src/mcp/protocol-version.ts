@@ -5,6 +5,14 @@ import { RpcCode, RpcError } from './json-rpc.js';
  * sessions, `server/discover`, `Mcp-Method`/`Mcp-Name` headers) is added by listing it and giving
  * its differences a flag below, not by touching the pipeline.
  */
+/**
+ * The era a request speaks, decided once per request (ProtocolVersionGuard) and carried in its state:
+ * `legacy` is 2025-03-26 … 2025-11-25 (initialize, sessions, server→client requests on the call's
+ * stream); `modern` is 2026-07-28 (no initialize or sessions; every request names its version and the
+ * client in `params._meta`). Nothing after the guard re-parses headers or `_meta`.
+ */
+export type Era = 'legacy' | 'modern';
+
 export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 export type ProtocolVersion = (typeof SUPPORTED_VERSIONS)[number];
 

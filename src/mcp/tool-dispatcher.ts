@@ -8,6 +8,8 @@ import { ClientRequests, type AskingCall } from './client-requests.service.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import { ToolReply, type ElicitResult, type ToolContext } from './mcp-tool.decorator.js';
 import type { MethodResult } from './method-result.js';
+import type { RequestClient } from './mcp-request.js';
+import type { Era } from './protocol-version.js';
 import type { SessionInfo } from './sessions.service.js';
 import { describeSchemaError } from './schema-errors.js';
 import { permits, refusal, ToolAccess } from './tool-access.js';
@@ -18,6 +20,9 @@ export interface ToolCallInput {
   principal: Principal;
   /** The session the call was sent in; null for a stateless client (which cannot be asked anything). */
   session: SessionInfo | null;
+  /** The era the call speaks, and its client (capabilities, identity, log level). */
+  era: Era;
+  client: RequestClient;
   params: unknown;
   signal: AbortSignal;
   /** The call's answer: progress, log messages and requests to the client go out on it. */
@@ -35,7 +40,7 @@ export class ToolDispatcher {
     private readonly clientRequests: ClientRequests,
   ) {}
 
-  async call({ principal, session, params, signal, stream, requestKey }: ToolCallInput): Promise<MethodResult> {
+  async call({ principal, session, era, client, params, signal, stream, requestKey }: ToolCallInput): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
@@ -55,7 +60,7 @@ export class ToolDispatcher {
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
 
     try {
-      const asking: AskingCall = { principal, session, stream, signal, requestKey };
+      const asking: AskingCall = { principal, session, era, client, stream, signal, requestKey };
       const ctx: ToolContext = {
         principal,
         project: project as ReachableProject,
