@@ -20,6 +20,7 @@ import { PeopleAndOauth1764700000000 } from './migrations/1764700000000-people-a
 import { SignIn1764700010000 } from './migrations/1764700010000-sign-in.js';
 import { SignInAndOauthPurge1764700020000 } from './migrations/1764700020000-sign-in-and-oauth-purge.js';
 import { ActivityConsole1764800000000 } from './migrations/1764800000000-activity-console.js';
+import { ResourceSubscriptions1764900000100 } from './migrations/1764900000100-resource-subscriptions.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   SignIn1764700010000,
   SignInAndOauthPurge1764700020000,
   ActivityConsole1764800000000,
+  ResourceSubscriptions1764900000100,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */
