@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Principal } from '../auth/principal.js';
+import { ResourceMethods } from '../resources/resource-methods.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
 import { negotiate } from './protocol-version.js';
@@ -51,12 +52,18 @@ export class McpMethods {
     private readonly access: ToolAccess,
     private readonly tools: ToolDispatcher,
     private readonly cancellation: RequestCancellation,
+    private readonly resources: ResourceMethods,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
       ['ping', () => ({ result: {} })],
       ['tools/list', ({ principal }) => ({ result: this.access.list(principal) })],
       ['tools/call', (call) => this.callTool(call)],
+      ['resources/list', (call) => this.resources.list(call)],
+      ['resources/templates/list', (call) => this.resources.templates(call)],
+      ['resources/read', (call) => this.resources.read(call)],
+      ['resources/subscribe', (call) => this.resources.subscribe(call)],
+      ['resources/unsubscribe', (call) => this.resources.unsubscribe(call)],
     ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
   }
@@ -85,7 +92,7 @@ export class McpMethods {
     return {
       result: {
         protocolVersion: version,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
         serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
         instructions: INSTRUCTIONS,
       },

@@ -2,6 +2,8 @@ import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from 
 import { DiscoveryModule } from '@nestjs/core';
 import { ActivityModule } from '../activity/activity.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { ResourceMethods } from '../resources/resource-methods.js';
+import { ResourcesModule } from '../resources/resources.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
@@ -11,6 +13,7 @@ import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { SessionStreams } from './session-streams.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
@@ -20,9 +23,9 @@ import { ToolRegistry } from './tool-registry.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
-  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule],
+  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ResourcesModule],
   controllers: [McpController],
-  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation],
+  providers: [ToolRegistry, ToolAccess, ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, SessionStreams, ResourceMethods],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {
