@@ -1,0 +1,95 @@
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
+
+/** `<session id> <stream token>`: a session's GET stream opened on some instance; older ones elsewhere close. */
+export const STREAMS_CHANNEL = 'reblog_streams';
+
+/** A comment line this often keeps proxies from closing an idle stream. */
+export const KEEP_ALIVE_MS = 15_000;
+
+interface Stream {
+  res: Response;
+  token: string;
+  /** Whether this instance has seen its own announcement come back (see {@link SessionStreams}). */
+  announced: boolean;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The standalone GET /mcp streams (MCP "Listening for Messages from the Server") this instance holds:
+ * one per session, for the server's own messages to it (`notifications/resources/updated`).
+ *
+ * One stream per session across instances: opening one announces it on {@link STREAMS_CHANNEL}, and an
+ * instance holding an older stream of that session closes it. Announcements reach every instance in
+ * the order they were sent, so an instance ignores another's announcement that arrives before its
+ * own came back: that one is older than its stream. A stream closes when its session ends (DELETE on
+ * any instance: `session:<id>` on CACHE_CHANNEL), when the client goes, or when the server stops.
+ */
+@Injectable()
+export class SessionStreams implements OnModuleDestroy {
+  private readonly log = new Logger(SessionStreams.name);
+  private readonly streams = new Map<string, Stream>();
+  private stopped = false;
+
+  constructor(private readonly notifications: DatabaseNotifications) {
+    notifications.subscribe(CACHE_CHANNEL, (payload) => {
+      if (payload.startsWith('session:')) this.close(payload.slice('session:'.length));
+    });
+    notifications.subscribe(STREAMS_CHANNEL, (payload) => {
+      const at = payload.lastIndexOf(' ');
+      const stream = this.streams.get(payload.slice(0, at));
+      if (!stream) return;
+      if (stream.token === payload.slice(at + 1)) stream.announced = true;
+      else if (stream.announced) this.close(payload.slice(0, at));
+    });
+  }
+
+  /** Turns `res` into the session's event stream, replacing any other of the session (here or elsewhere). */
+  async open(sessionId: string, res: Response): Promise<void> {
+    this.close(sessionId);
+    // A client reconnecting while the server stops gets an empty stream, which it may retry elsewhere.
+    if (this.stopped) {
+      res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }).end();
+      return;
+    }
+    res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
+    const stream: Stream = { res, token: randomBytes(12).toString('base64url'), announced: false, timer };
+    this.streams.set(sessionId, stream);
+    res.on('close', () => {
+      clearInterval(timer);
+      if (this.streams.get(sessionId) === stream) this.streams.delete(sessionId);
+    });
+    res.write(': stream open\n\n');
+    await this.notifications.notify(STREAMS_CHANNEL, `${sessionId} ${stream.token}`).catch((err: Error) => this.log.warn(`Could not announce a stream to other instances: ${err.message}`));
+  }
+
+  /** Writes a JSON-RPC message on the session's stream if this instance holds it; answers whether it did. */
+  send(sessionId: string, message: object): boolean {
+    const stream = this.streams.get(sessionId);
+    if (!stream || stream.res.writableEnded || stream.res.destroyed) return false;
+    stream.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return true;
+  }
+
+  /** The sessions whose streams this instance holds. */
+  sessionIds(): string[] {
+    return [...this.streams.keys()];
+  }
+
+  close(sessionId: string): void {
+    const stream = this.streams.get(sessionId);
+    if (!stream) return;
+    this.streams.delete(sessionId);
+    clearInterval(stream.timer);
+    if (!stream.res.writableEnded) stream.res.end();
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    for (const sessionId of this.sessionIds()) this.close(sessionId);
+  }
+}
