@@ -14,7 +14,8 @@ interface Stream {
   token: string;
   /** Whether this instance has seen its own announcement come back (see {@link SessionStreams}). */
   announced: boolean;
-  timer: NodeJS.Timeout;
+  /** The keep-alive comments, once the stream is open. */
+  timer: NodeJS.Timeout | null;
 }
 
 /**
@@ -54,23 +55,26 @@ export class SessionStreams implements OnModuleDestroy {
       res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }).end();
       return;
     }
-    res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
-    res.flushHeaders();
-    const timer = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
-    const stream: Stream = { res, token: randomBytes(12).toString('base64url'), announced: false, timer };
+    const stream: Stream = { res, token: randomBytes(12).toString('base64url'), announced: false, timer: null };
     this.streams.set(sessionId, stream);
     res.on('close', () => {
-      clearInterval(timer);
+      if (stream.timer) clearInterval(stream.timer);
       if (this.streams.get(sessionId) === stream) this.streams.delete(sessionId);
     });
-    res.write(': stream open\n\n');
+    // Announced before the client sees the stream: once it has, older streams of the session are closing.
     await this.notifications.notify(STREAMS_CHANNEL, `${sessionId} ${stream.token}`).catch((err: Error) => this.log.warn(`Could not announce a stream to other instances: ${err.message}`));
+    // Replaced or ended meanwhile.
+    if (this.streams.get(sessionId) !== stream) return;
+    res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    res.write(': stream open\n\n');
+    stream.timer = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
   }
 
   /** Writes a JSON-RPC message on the session's stream if this instance holds it; answers whether it did. */
   send(sessionId: string, message: object): boolean {
     const stream = this.streams.get(sessionId);
-    if (!stream || stream.res.writableEnded || stream.res.destroyed) return false;
+    if (!stream || !stream.res.headersSent || stream.res.writableEnded || stream.res.destroyed) return false;
     stream.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     return true;
   }
@@ -84,7 +88,7 @@ export class SessionStreams implements OnModuleDestroy {
     const stream = this.streams.get(sessionId);
     if (!stream) return;
     this.streams.delete(sessionId);
-    clearInterval(stream.timer);
+    if (stream.timer) clearInterval(stream.timer);
     if (!stream.res.writableEnded) stream.res.end();
   }
 
