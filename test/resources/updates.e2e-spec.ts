@@ -26,9 +26,7 @@ function openStream(t: TestApp, token: string, sessionId: string | null, accept 
   const url = new URL(t.baseUrl);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: accept, ...(sessionId ? sessionHeaders(sessionId, '2025-11-25') : {}) };
   return new Promise((resolve, reject) => {
-    let req: ClientRequest;
-    // eslint-disable-next-line prefer-const
-    req = httpRequest({ host: url.hostname, port: url.port, path: '/mcp', method: 'GET', headers }, (res) => {
+    const req: ClientRequest = httpRequest({ host: url.hostname, port: url.port, path: '/mcp', method: 'GET', headers }, (res) => {
       let buffer = '';
       let endStream!: () => void;
       const stream: Stream = {
