@@ -65,7 +65,7 @@ export class McpController {
     if (!acceptsEventStream(req.headers.accept)) {
       throw new RpcError(RpcCode.ServerError, 'Not acceptable: GET /mcp answers a text/event-stream; send "Accept: text/event-stream".', 406);
     }
-    await this.responder.stream(req, () => this.streams.open(session.id, res));
+    await this.responder.stream(req, () => this.streams.open(session.id, req.mcp.principal!, res));
   }
 
   @Delete()

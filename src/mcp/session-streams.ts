@@ -1,7 +1,10 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
+import { RpcError } from './json-rpc.js';
+import { SessionsService } from './sessions.service.js';
 
 /** `<session id> <stream token>`: a session's GET stream opened on some instance; older ones elsewhere close. */
 export const STREAMS_CHANNEL = 'reblog_streams';
@@ -20,7 +23,8 @@ interface Stream {
 
 /**
  * The standalone GET /mcp streams (MCP "Listening for Messages from the Server") this instance holds:
- * one per session, for the server's own messages to it (`notifications/resources/updated`).
+ * one per session, for the server's own messages to it (`notifications/resources/updated`). While
+ * it is connected, its session is in use; it closes when the session expires or ends.
  *
  * One stream per session across instances: opening one announces it on {@link STREAMS_CHANNEL}, and an
  * instance holding an older stream of that session closes it. Announcements reach every instance in
@@ -33,8 +37,13 @@ export class SessionStreams implements OnModuleDestroy {
   private readonly log = new Logger(SessionStreams.name);
   private readonly streams = new Map<string, Stream>();
   private stopped = false;
+  /** How often a stream gets its keep-alive comment (tests shorten it). */
+  keepAliveMs = KEEP_ALIVE_MS;
 
-  constructor(private readonly notifications: DatabaseNotifications) {
+  constructor(
+    private readonly notifications: DatabaseNotifications,
+    private readonly sessions: SessionsService,
+  ) {
     notifications.subscribe(CACHE_CHANNEL, (payload) => {
       if (payload.startsWith('session:')) this.close(payload.slice('session:'.length));
     });
@@ -48,7 +57,7 @@ export class SessionStreams implements OnModuleDestroy {
   }
 
   /** Turns `res` into the session's event stream, replacing any other of the session (here or elsewhere). */
-  async open(sessionId: string, res: Response): Promise<void> {
+  async open(sessionId: string, principal: Principal, res: Response): Promise<void> {
     this.close(sessionId);
     // A client reconnecting while the server stops gets an empty stream, which it may retry elsewhere.
     if (this.stopped) {
@@ -68,7 +77,25 @@ export class SessionStreams implements OnModuleDestroy {
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
     res.write(': stream open\n\n');
-    stream.timer = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
+    stream.timer = setInterval(() => this.keepAlive(sessionId, principal, stream), this.keepAliveMs).unref();
+  }
+
+  /**
+   * A comment that keeps proxies from closing the idle stream, after checking the session: a stream
+   * connected is a session in use (the check counts as its use), and one that expired or ended
+   * meanwhile closes its stream, so the client learns it (its next GET is 404).
+   */
+  private keepAlive(sessionId: string, principal: Principal, stream: Stream): void {
+    this.sessions.get(sessionId, principal).then(
+      () => {
+        if (!stream.res.writableEnded) stream.res.write(': keep-alive\n\n');
+      },
+      (err: Error) => {
+        if (err instanceof RpcError) {
+          if (this.streams.get(sessionId) === stream) this.close(sessionId);
+        } else this.log.warn(`Could not check the session of a stream: ${err.message}`);
+      },
+    );
   }
 
   /** Writes a JSON-RPC message on the session's stream if this instance holds it; answers whether it did. */

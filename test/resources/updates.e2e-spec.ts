@@ -1,6 +1,7 @@
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { KEEP_ALIVE_MS, SessionStreams } from '../../src/mcp/session-streams.js';
 import { articleHandleUri, articleUri } from '../../src/resources/resource-uris.js';
 import { startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { createTenant, newKey, withRole, type Tenant } from '../support/fixtures.js';
@@ -206,6 +207,22 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
       await sleep(200);
       expect(heard).toEqual([article.id]);
     });
+  });
+
+  it('keeps the stream alive with comments while its session lives (a use of it), and closes it when the session is gone', async () => {
+    const { tenant, sessionId } = await setup();
+    a.app.get(SessionStreams).keepAliveMs = 100;
+    try {
+      const stream = await openStream(a, tenant.key, sessionId);
+      const deadline = Date.now() + 5_000;
+      while (stream.comments.filter((c) => c === 'keep-alive').length < 3 && Date.now() < deadline) await sleep(20);
+      expect(stream.comments.filter((c) => c === 'keep-alive').length).toBeGreaterThanOrEqual(3);
+      // Expired and purged (as the purge deletes it): the next check finds no session.
+      await withClient(db.url, (c) => c.query(`DELETE FROM mcp_sessions WHERE id = $1`, [sessionId]));
+      await within(stream.ended, 5_000, 'the stream end');
+    } finally {
+      a.app.get(SessionStreams).keepAliveMs = KEEP_ALIVE_MS;
+    }
   });
 
   it('closes the stream when the session ends on another instance (DELETE on B)', async () => {
