@@ -1,6 +1,7 @@
 import { All, Controller, Delete, Get, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { bearerToken } from '../common/bearer.js';
 import { RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import type { McpRequest } from './mcp-request.js';
@@ -65,7 +66,7 @@ export class McpController {
     if (!acceptsEventStream(req.headers.accept)) {
       throw new RpcError(RpcCode.ServerError, 'Not acceptable: GET /mcp answers a text/event-stream; send "Accept: text/event-stream".', 406);
     }
-    await this.responder.stream(req, () => this.streams.open(session.id, req.mcp.principal!, res));
+    await this.responder.stream(req, () => this.streams.open(session.id, bearerToken(req.headers.authorization)!, res));
   }
 
   @Delete()

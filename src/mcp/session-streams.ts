@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
+import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import { RpcError } from './json-rpc.js';
 import { SessionsService } from './sessions.service.js';
@@ -14,6 +15,8 @@ export const KEEP_ALIVE_MS = 15_000;
 
 interface Stream {
   res: Response;
+  /** The credential that opened it, resolved again at each check (revoked: the stream closes). */
+  bearer: string;
   token: string;
   /** Whether this instance has seen its own announcement come back (see {@link SessionStreams}). */
   announced: boolean;
@@ -43,6 +46,7 @@ export class SessionStreams implements OnModuleDestroy {
   constructor(
     private readonly notifications: DatabaseNotifications,
     private readonly sessions: SessionsService,
+    private readonly resolver: PrincipalResolver,
   ) {
     notifications.subscribe(CACHE_CHANNEL, (payload) => {
       if (payload.startsWith('session:')) this.close(payload.slice('session:'.length));
@@ -54,17 +58,21 @@ export class SessionStreams implements OnModuleDestroy {
       if (stream.token === payload.slice(at + 1)) stream.announced = true;
       else if (stream.announced) this.close(payload.slice(0, at));
     });
+    // Announcements sent while the connection was down are lost: every stream held now is older than the next one.
+    notifications.onReconnect(() => {
+      for (const stream of this.streams.values()) stream.announced = true;
+    });
   }
 
   /** Turns `res` into the session's event stream, replacing any other of the session (here or elsewhere). */
-  async open(sessionId: string, principal: Principal, res: Response): Promise<void> {
+  async open(sessionId: string, bearer: string, res: Response): Promise<void> {
     this.close(sessionId);
     // A client reconnecting while the server stops gets an empty stream, which it may retry elsewhere.
     if (this.stopped) {
       res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }).end();
       return;
     }
-    const stream: Stream = { res, token: randomBytes(12).toString('base64url'), announced: false, timer: null };
+    const stream: Stream = { res, bearer, token: randomBytes(12).toString('base64url'), announced: false, timer: null };
     this.streams.set(sessionId, stream);
     res.on('close', () => {
       if (stream.timer) clearInterval(stream.timer);
@@ -77,25 +85,45 @@ export class SessionStreams implements OnModuleDestroy {
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
     res.write(': stream open\n\n');
-    stream.timer = setInterval(() => this.keepAlive(sessionId, principal, stream), this.keepAliveMs).unref();
+    stream.timer = setInterval(() => this.keepAlive(sessionId, stream), this.keepAliveMs).unref();
   }
 
   /**
-   * A comment that keeps proxies from closing the idle stream, after checking the session: a stream
-   * connected is a session in use (the check counts as its use), and one that expired or ended
-   * meanwhile closes its stream, so the client learns it (its next GET is 404).
+   * A comment that keeps proxies from closing the idle stream, after checking the credential and the
+   * session: a stream connected is a session in use (the check counts as its use); a revoked or
+   * expired credential, or a session that expired or ended meanwhile, closes the stream, so the
+   * client learns it (its next GET is 401 or 404).
    */
-  private keepAlive(sessionId: string, principal: Principal, stream: Stream): void {
-    this.sessions.get(sessionId, principal).then(
-      () => {
-        if (!stream.res.writableEnded) stream.res.write(': keep-alive\n\n');
+  private keepAlive(sessionId: string, stream: Stream): void {
+    const check = async () => {
+      const principal = await this.resolver.resolve(stream.bearer);
+      if (!principal) return false;
+      await this.sessions.get(sessionId, principal);
+      return true;
+    };
+    check().then(
+      (live) => {
+        if (!live) this.closeStream(sessionId, stream);
+        else if (!stream.res.writableEnded) stream.res.write(': keep-alive\n\n');
       },
       (err: Error) => {
-        if (err instanceof RpcError) {
-          if (this.streams.get(sessionId) === stream) this.close(sessionId);
-        } else this.log.warn(`Could not check the session of a stream: ${err.message}`);
+        if (err instanceof RpcError) this.closeStream(sessionId, stream);
+        else this.log.warn(`Could not check the session of a stream: ${err.message}`);
       },
     );
+  }
+
+  /**
+   * Who holds the session's stream on this instance, as of now: undefined when this instance holds
+   * none, null when its credential is no longer valid (revoked, expired).
+   */
+  async principal(sessionId: string): Promise<Principal | null | undefined> {
+    const stream = this.streams.get(sessionId);
+    return stream ? this.resolver.resolve(stream.bearer) : undefined;
+  }
+
+  private closeStream(sessionId: string, stream: Stream): void {
+    if (this.streams.get(sessionId) === stream) this.close(sessionId);
   }
 
   /** Writes a JSON-RPC message on the session's stream if this instance holds it; answers whether it did. */

@@ -8,6 +8,7 @@ import type { SessionInfo } from '../mcp/sessions.service.js';
 import { ToolAccess } from '../mcp/tool-access.js';
 import { InvalidCursorError, type ResourceContext } from './mcp-resources.decorator.js';
 import { ResourceRegistry } from './resource-registry.js';
+import { parseUri } from './resource-uris.js';
 import { RESOURCES_CHANNEL, SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** MCP's "Resource not found" (2025-11-25: -32002, with the URI in `data`). */
@@ -93,11 +94,21 @@ export class ResourceMethods {
     return { principal, readable };
   }
 
-  /** An article changed: the sessions whose streams this instance holds and that watch it are told. */
+  /**
+   * An article changed: the sessions whose streams this instance holds and that watch it are told,
+   * while they may still read it (the credential live, the project still readable: scope, role and
+   * disabled tools are as of now, not as of the subscription). A trashed article is a change too.
+   */
   private async updated(articleId: string): Promise<void> {
     const sessionIds = this.streams.sessionIds();
     if (!sessionIds.length) return;
     for (const { session_id, uri } of await this.subscriptions.watching(articleId, sessionIds)) {
+      const principal = await this.streams.principal(session_id);
+      if (principal === null) this.streams.close(session_id);
+      if (!principal) continue;
+      // Only product article URIs name an article id in a subscription.
+      const projectId = parseUri(uri)?.projectId;
+      if (projectId === undefined || !this.context(principal).readable.has(projectId)) continue;
       this.streams.send(session_id, { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     }
   }

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KEEP_ALIVE_MS, SessionStreams } from '../../src/mcp/session-streams.js';
 import { articleHandleUri, articleUri } from '../../src/resources/resource-uris.js';
 import { startInstances, withClient, type TestDatabase } from '../support/database.js';
-import { createTenant, newKey, withRole, type Tenant } from '../support/fixtures.js';
+import { admin, createTenant, newKey, withRole, type Tenant } from '../support/fixtures.js';
 import { callOk, connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
@@ -220,6 +220,36 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
       // Expired and purged (as the purge deletes it): the next check finds no session.
       await withClient(db.url, (c) => c.query(`DELETE FROM mcp_sessions WHERE id = $1`, [sessionId]));
       await within(stream.ended, 5_000, 'the stream end');
+    } finally {
+      a.app.get(SessionStreams).keepAliveMs = KEEP_ALIVE_MS;
+    }
+  });
+
+  it('sends an update only while the project is still readable: get_article disabled there after the subscription stops them, enabled again resumes them', async () => {
+    const { tenant, project, article, sessionId } = await setup();
+    const stream = await openStream(a, tenant.key, sessionId);
+    const uri = articleUri(project, article.id);
+    await inSession(a, tenant.key, sessionId, 'resources/subscribe', { uri });
+    await admin(b, 'patch', `/admin/v1/projects/${project}`, { disabled_tools: ['get_article'] }, 200);
+    await callOk(b, tenant.key, 'update_article', { id: article.id, version: article.version, title: 'Unseen change' });
+    await sleep(500);
+    expect(stream.messages).toEqual([]);
+    await admin(b, 'patch', `/admin/v1/projects/${project}`, { disabled_tools: [] }, 200);
+    await callOk(b, tenant.key, 'update_article', { id: article.id, version: article.version + 1, title: 'Seen change' });
+    await stream.next(updated(uri));
+    stream.close();
+  });
+
+  it('closes the stream at its next check once its credential is revoked (on another instance)', async () => {
+    const tenant = await createTenant(a);
+    const { key, id } = await newKey(a, tenant.accountId, withRole(tenant.projectIds, 'viewer'), ['read']);
+    const { sessionId } = await initSession(a, key, '2025-11-25');
+    a.app.get(SessionStreams).keepAliveMs = 100;
+    try {
+      const stream = await openStream(a, key, sessionId);
+      await admin(b, 'delete', `/admin/v1/api-keys/${id}`, undefined);
+      await within(stream.ended, 5_000, 'the stream end');
+      expect((await openStream(a, key, sessionId)).status).toBe(401);
     } finally {
       a.app.get(SessionStreams).keepAliveMs = KEEP_ALIVE_MS;
     }
