@@ -20,6 +20,7 @@ import { PeopleAndOauth1764700000000 } from './migrations/1764700000000-people-a
 import { SignIn1764700010000 } from './migrations/1764700010000-sign-in.js';
 import { SignInAndOauthPurge1764700020000 } from './migrations/1764700020000-sign-in-and-oauth-purge.js';
 import { ActivityConsole1764800000000 } from './migrations/1764800000000-activity-console.js';
+import { ResourceSubscriptions1764900000100 } from './migrations/1764900000100-resource-subscriptions.js';
 import { SessionCapabilities1764900000200 } from './migrations/1764900000200-session-capabilities.js';
 import { CompletionIndexes1764900000300 } from './migrations/1764900000300-completion-indexes.js';
 
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   SignIn1764700010000,
   SignInAndOauthPurge1764700020000,
   ActivityConsole1764800000000,
+  ResourceSubscriptions1764900000100,
   SessionCapabilities1764900000200,
   CompletionIndexes1764900000300,
 ];

@@ -15,6 +15,8 @@ export const notifyCache = (payload: string) => `pg_notify('${CACHE_CHANNEL}', $
 
 const RECONNECT_MS = 1_000;
 
+const NOTIFY = sql<[channel: string, payload: string]>('notifications.notify', `SELECT pg_notify($1, $2)`);
+
 /** `LISTEN <channel>` (a channel is a name, not a parameter), declared once per channel. */
 const listens = new Map<string, Sql<[], never>>();
 function listen(channel: string): Sql<[], never> {
@@ -65,6 +67,11 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     }
     handlers.add(handler);
     return () => handlers.delete(handler);
+  }
+
+  /** Sends `payload` on `channel` to every instance (this one too), at once (its own statement). */
+  async notify(channel: string, payload: string): Promise<void> {
+    await run(this.db, NOTIFY, [channel, payload]);
   }
 
   /** Called after the connection came back: notifications may have been missed. */

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Principal } from '../auth/principal.js';
 import { CompletionsService } from '../completions/completions.service.js';
 import { PromptsService } from '../prompts/prompts.service.js';
+import { ResourceMethods } from '../resources/resource-methods.js';
 import type { CallStream } from './call-stream.js';
 import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
@@ -65,12 +66,18 @@ export class McpMethods {
     private readonly cancellation: RequestCancellation,
     private readonly prompts: PromptsService,
     private readonly completions: CompletionsService,
+    private readonly resources: ResourceMethods,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
       ['ping', () => ({ result: {} })],
       ['tools/list', ({ principal }) => ({ result: this.access.list(principal) })],
       ['tools/call', (call) => this.callTool(call)],
+      ['resources/list', (call) => this.resources.list(call)],
+      ['resources/templates/list', (call) => this.resources.templates(call)],
+      ['resources/read', (call) => this.resources.read(call)],
+      ['resources/subscribe', (call) => this.resources.subscribe(call)],
+      ['resources/unsubscribe', (call) => this.resources.unsubscribe(call)],
       ['prompts/list', ({ principal }) => ({ result: this.prompts.list(principal) })],
       ['prompts/get', async ({ principal, params }) => ({ result: await this.prompts.get(principal, params) })],
       ['completion/complete', async ({ principal, params }) => ({ result: await this.completions.complete(principal, params) })],
@@ -103,7 +110,7 @@ export class McpMethods {
     return {
       result: {
         protocolVersion: version,
-        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} },
+        capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} },
         serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
         instructions: INSTRUCTIONS,
       },

@@ -46,7 +46,27 @@ export class McpResponder {
     return this.send(req, res, err.httpStatus, errorBody(state.id, err.code, err.message, err.data), entry, err.headers);
   }
 
+  /** The session's GET stream: recorded like any answer (when it opens), then `open` turns `res` into the stream. */
+  async stream(req: McpRequest, open: () => Promise<void>): Promise<void> {
+    await this.record(req, 200, { method: req.mcp.method ?? 'GET', tool: null, outcome: 'ok' });
+    await open();
+  }
+
   private async send(req: McpRequest, res: Response, status: number, body: string | null, entry: Entry, headers?: Record<string, string>): Promise<void> {
+    await this.record(req, status, entry);
+    const state = req.mcp;
+    // A call that streamed progress ends its event stream with the answer (result or error).
+    if (state.stream?.opened) return state.stream.end(body ?? '');
+    if (res.headersSent) return;
+    // Node's own response calls: express's send() would hash every answer for an ETag that no JSON-RPC client uses.
+    if (headers) for (const name in headers) res.setHeader(name, headers[name]);
+    res.statusCode = status;
+    if (body !== null) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(body ?? undefined);
+  }
+
+  /** The activity-log entry (durable before the answer goes out) and the metrics of an answer. */
+  private async record(req: McpRequest, status: number, entry: Entry): Promise<void> {
     const state = req.mcp;
     if (state.principal) {
       const session = entry.session ?? state.session;
@@ -66,13 +86,5 @@ export class McpResponder {
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
     this.metrics?.request({ method: entry.method, tool: entry.tool, outcome: entry.outcome, status, seconds: (performance.now() - state.startedAt) / 1000 });
-    // A call that streamed progress ends its event stream with the answer (result or error).
-    if (state.stream?.opened) return state.stream.end(body ?? '');
-    if (res.headersSent) return;
-    // Node's own response calls: express's send() would hash every answer for an ETag that no JSON-RPC client uses.
-    if (headers) for (const name in headers) res.setHeader(name, headers[name]);
-    res.statusCode = status;
-    if (body !== null) res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(body ?? undefined);
   }
 }

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { callStreamFor } from './call-stream.js';
 import { ClientRequests } from './client-requests.service.js';
+import { bearerToken } from '../common/bearer.js';
 import { RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { sessionClient, type McpRequest } from './mcp-request.js';
@@ -10,10 +11,11 @@ import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
 import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
+import { SessionStreams } from './session-streams.js';
 import { RpcBody, RpcEnvelopePipe } from './rpc-envelope.pipe.js';
 import { SessionsService } from './sessions.service.js';
 
-const ALLOW = { Allow: 'POST, DELETE' };
+const ALLOW = { Allow: 'GET, POST, DELETE' };
 
 /**
  * Streamable HTTP: one JSON-RPC message per POST. The checks of spec/mcp.md answer in its order: the
@@ -31,6 +33,7 @@ export class McpController {
     private readonly sessions: SessionsService,
     private readonly responder: McpResponder,
     private readonly clientRequests: ClientRequests,
+    private readonly streams: SessionStreams,
   ) {}
 
   @Post()
@@ -51,9 +54,24 @@ export class McpController {
     return this.responder.answer(req, res, 200, out);
   }
 
+  /**
+   * The session's stream of server-initiated messages (resource updates), open until the session ends,
+   * the client goes or the server stops; a newer one replaces it. Stateless clients have none.
+   */
   @Get()
-  get(): never {
-    throw new RpcError(RpcCode.ServerError, 'Method not allowed: this server offers no server-initiated stream; POST JSON-RPC messages to /mcp.', 405, undefined, ALLOW);
+  async get(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    const session = req.mcp.session;
+    if (!session) {
+      throw new RpcError(
+        RpcCode.InvalidRequest,
+        'Bad request: GET /mcp opens the stream of a session; send the Mcp-Session-Id header that initialize gave (a client without a session cannot subscribe to anything).',
+        400,
+      );
+    }
+    if (!acceptsEventStream(req.headers.accept)) {
+      throw new RpcError(RpcCode.ServerError, 'Not acceptable: GET /mcp answers a text/event-stream; send "Accept: text/event-stream".', 406);
+    }
+    await this.responder.stream(req, () => this.streams.open(session.id, bearerToken(req.headers.authorization)!, res));
   }
 
   @Delete()
@@ -69,6 +87,11 @@ export class McpController {
   other(@Req() req: McpRequest): never {
     throw new RpcError(RpcCode.ServerError, `Method not allowed: ${req.method} /mcp is not served; POST JSON-RPC messages to /mcp.`, 405, undefined, ALLOW);
   }
+}
+
+/** Whether the client names text/event-stream (MCP: a GET stream's client MUST; a wildcard does not say it can read SSE). */
+function acceptsEventStream(accept: string | undefined): boolean {
+  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? '');
 }
 
 /** Aborted when the client goes away before its answer is sent. */

@@ -4,6 +4,8 @@ import { ActivityModule } from '../activity/activity.module.js';
 import { CompletionsModule } from '../completions/completions.module.js';
 import { PromptsModule } from '../prompts/prompts.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { ResourceMethods } from '../resources/resource-methods.js';
+import { ResourcesModule } from '../resources/resources.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientRequestsRepository } from './client-requests.repository.js';
 import { ClientRequests } from './client-requests.service.js';
@@ -15,6 +17,7 @@ import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { SessionStreams } from './session-streams.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
@@ -23,9 +26,9 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
-  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, PromptsModule, CompletionsModule],
+  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, ResourcesModule, PromptsModule, CompletionsModule],
   controllers: [McpController],
-  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository],
+  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams, ResourceMethods],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {

@@ -167,7 +167,7 @@ function check(c: Case, a: Answer): void {
 
 const json = fc.jsonValue({ maxDepth: 4 });
 const anyId = fc.oneof(fc.integer(), fc.string({ maxLength: 12 }), fc.double(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), fc.object({ maxDepth: 1 }));
-const unknownMethod = fc.oneof(fc.constantFrom('nope', 'tools/lists', 'TOOLS/LIST', 'resources/read', 'x'.repeat(3000)), fc.string({ maxLength: 20 }).map((s) => `x-fuzz/${s}`));
+const unknownMethod = fc.oneof(fc.constantFrom('nope', 'tools/lists', 'TOOLS/LIST', 'resources/reads', 'x'.repeat(3000)), fc.string({ maxLength: 20 }).map((s) => `x-fuzz/${s}`));
 const method = fc.oneof(fc.constantFrom('ping', 'tools/list', 'tools/call', 'initialize'), unknownMethod, json);
 
 /** Envelopes that are almost right: every member may be missing or of a wrong type. */

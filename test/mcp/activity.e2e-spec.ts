@@ -97,7 +97,7 @@ describe('/mcp activity log', () => {
       ],
       ['an unknown project', () => rpc(t, key, call(8, 'list_articles', { project_id: 'nope' })), { method: 'tools/call', outcome: 'invalid', error: expect.objectContaining({ code: -32602 }) }],
       ['an unknown tool', () => rpc(t, key, call(9, 'nope', {})), { method: 'tools/call', tool: 'nope', outcome: 'invalid', error: { code: -32602, message: 'Unknown tool: nope' } }],
-      ['an unknown method', () => rpc(t, key, { jsonrpc: '2.0', id: 10, method: 'resources/list' }), { method: 'resources/list', outcome: 'invalid', error: expect.objectContaining({ code: -32601 }) }],
+      ['an unknown method', () => rpc(t, key, { jsonrpc: '2.0', id: 10, method: 'resources/lists' }), { method: 'resources/lists', outcome: 'invalid', error: expect.objectContaining({ code: -32601 }) }],
       ['an unknown session', () => rpc(t, key, { jsonrpc: '2.0', id: 11, method: 'ping' }, { 'Mcp-Session-Id': 'gone' }), { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) }],
       ['an unsupported version', () => rpc(t, key, { jsonrpc: '2.0', id: 12, method: 'ping' }, { 'MCP-Protocol-Version': '1999-01-01' }), { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32600 }) }],
       ['malformed JSON', () => rpc(t, null, '{nope', auth), { outcome: 'invalid', error: expect.objectContaining({ code: -32700 }) }],

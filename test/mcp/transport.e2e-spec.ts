@@ -73,9 +73,9 @@ describe('/mcp transport', () => {
     });
 
     it('answers an unknown method with -32601 and HTTP 200', async () => {
-      const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 11, method: 'resources/list' });
+      const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 11, method: 'resources/lists' });
       const error = expectRpcError(res, 200, -32601, 11);
-      expect(error.message).toContain('resources/list');
+      expect(error.message).toContain('resources/lists');
     });
 
     it('answers ping with {}', async () => {
@@ -149,12 +149,11 @@ describe('/mcp transport', () => {
   });
 
   describe('GET and DELETE', () => {
-    it('GET /mcp is 405 with a JSON-RPC error and an Allow header', async () => {
+    it('GET /mcp without a session is 400 with a JSON-RPC error: stateless clients have no stream (test/resources covers the stream)', async () => {
       const res = await t.http.get('/mcp').set(auth()).set('Accept', 'text/event-stream');
-      expect(res.status).toBe(405);
-      expect(res.headers.allow).toMatch(/POST/);
+      expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.stringContaining('POST') } });
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('Mcp-Session-Id') } });
     });
 
     it('GET /mcp checks Origin and the credential first, like every request', async () => {
@@ -166,8 +165,8 @@ describe('/mcp transport', () => {
       const unknownSession = await t.http.get('/mcp').set(auth()).set('Mcp-Session-Id', 'gone');
       expect(unknownSession.status).toBe(404);
       const { sessionId } = await initSession(t, tenant.key);
-      const inSession = await t.http.get('/mcp').set(auth()).set('Mcp-Session-Id', sessionId);
-      expect(inSession.status).toBe(405);
+      const inSession = await t.http.get('/mcp').set(auth()).set('Mcp-Session-Id', sessionId).set('Accept', 'application/json');
+      expect(inSession.status).toBe(406);
     });
 
     it('DELETE with a session id ends the session (204); the id is then 404', async () => {

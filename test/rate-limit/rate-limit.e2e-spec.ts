@@ -36,7 +36,7 @@ function respond(t: TestApp, token: string): Promise<Answer> {
   return ping(t, token, {}, JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', result: {} }));
 }
 
-/** GET /mcp (405), or DELETE /mcp of a session that does not exist (404). */
+/** GET /mcp without a session (400), or DELETE /mcp of a session that does not exist (404). */
 async function bare(t: TestApp, token: string, method: 'get' | 'delete'): Promise<Answer> {
   const req = request(t.baseUrl)[method]('/mcp').set('Authorization', `Bearer ${token}`);
   const res = await (method === 'delete' ? req.set('Mcp-Session-Id', 'gone') : req);
@@ -55,7 +55,7 @@ function expectChatterRefusal(a: Answer, id: unknown): void {
 
 /** Warms the credential cache with one request, so a burst after it reaches the limiter together. */
 async function warm(t: TestApp, token: string): Promise<void> {
-  expect((await request(t.baseUrl).get('/mcp').set('Authorization', `Bearer ${token}`)).status).toBe(405);
+  expect((await request(t.baseUrl).get('/mcp').set('Authorization', `Bearer ${token}`)).status).toBe(400);
 }
 
 function expectRefusal(a: Answer, id: unknown): void {
@@ -147,7 +147,7 @@ describe('rate limit (in-process store): 5 requests per second per credential', 
     const answers = await Promise.all(Array.from({ length: 55 }, (_, i) => senders[i % 4](t, tenant.key)));
     const accepted = answers.filter((a) => a.status !== 429);
     expect(accepted).toHaveLength(49);
-    const expected = { 0: 202, 1: 202, 2: 405, 3: 404 } as Record<number, number>;
+    const expected = { 0: 202, 1: 202, 2: 400, 3: 404 } as Record<number, number>;
     for (const a of accepted) expect(a.status).toBe(expected[answers.indexOf(a) % 4]);
     for (const a of accepted) expect(a.headers['ratelimit-policy']).toBe('"chatter";q=50;w=1');
     // A response carries its own id; notifications and bodiless requests have none.
