@@ -14,7 +14,7 @@ import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
-import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { CredentialGuard, EraGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
@@ -25,7 +25,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, PromptsModule, CompletionsModule],
   controllers: [McpController],
-  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository],
+  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {
