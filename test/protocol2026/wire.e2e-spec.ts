@@ -22,7 +22,20 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       const { key } = await createTenant(t);
       const result = expectModernResult(await modern(t, key, 1, 'server/discover'), 1);
       expect(result.supportedVersions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
-      expect(result.capabilities).toEqual({ tools: {}, prompts: {}, completions: {} });
+      // Each capability advertised ⇔ its methods served in this era (resources once that feature is in), with no listChanged or subscribe.
+      expect(result.capabilities).toMatchObject({ tools: {}, prompts: {}, completions: {} });
+      const probes: Record<string, [string, Record<string, unknown>]> = {
+        tools: ['tools/list', {}],
+        prompts: ['prompts/list', {}],
+        resources: ['resources/list', {}],
+        completions: ['completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'x' } }],
+      };
+      expect(Object.keys(result.capabilities).filter((name) => !(name in probes))).toEqual([]);
+      for (const [name, [method, params]] of Object.entries(probes)) {
+        const probe = await modern(t, key, method, method, params);
+        expect([name, name in result.capabilities]).toEqual([name, probe.status !== 404]);
+        if (name in result.capabilities) expect([name, result.capabilities[name]]).toEqual([name, {}]);
+      }
       expect(result.instructions).toMatch(/^Reblog MCP server\. Tools act on your articles and projects\./);
       expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: 'private' });
       // The unsupported-version error lists the same versions.
