@@ -5,6 +5,7 @@
 // the suite makes to $CONFORMANCE_TARGET (an origin), through undici's global dispatcher, which
 // both the global fetch (the SDK client) and undici.request (the dns-rebinding scenario) use.
 // The server under test is unchanged: its real credential guard checks the key.
+import http from 'node:http';
 import { createRequire } from 'node:module';
 
 const bearer = process.env.CONFORMANCE_BEARER;
@@ -37,3 +38,13 @@ setGlobalDispatcher(
     return dispatch(origin === targetOrigin ? { ...opts, headers: withAuthorization(opts.headers) } : opts, handler);
   }),
 );
+
+// A few scenarios (2026-07-28 http-header-validation) send raw node:http requests, past undici: the
+// same header for those to the target (the suite calls the module's `request` at call time).
+const originalRequest = http.request;
+http.request = function request(options, ...rest) {
+  if (options && typeof options === 'object' && !(options instanceof URL) && `http://${options.hostname ?? options.host}:${options.port}` === targetOrigin) {
+    options = { ...options, headers: withAuthorization(options.headers) };
+  }
+  return originalRequest.call(this, options, ...rest);
+};

@@ -3,8 +3,10 @@
 // and a fresh data directory, and runs the official MCP conformance suite's server scenarios against
 // it under Node 24 from npm (the suite needs Node 22 or later; see scripts/node-lts.mjs):
 //
-//   1. `conformance server --requirements 2025-11-25` of the 0.2.0-alpha line: every scenario the
-//      revision requires (scored) and those it runs without scoring (reported, never failing the run);
+//   1. `conformance server --requirements <revision>` of the 0.2.0-alpha line, for each revision served
+//      (2025-11-25: initialize and sessions; 2026-07-28: stateless, `_meta` and the revision's headers):
+//      every scenario the revision requires (scored) and those it runs without scoring (reported, never
+//      failing the run);
 //   2. the 0.1.16 release's scenarios this server passed before (kept until 0.2 is released).
 //
 // Prints one line per scenario; exits non-zero if a scored scenario fails.
@@ -34,7 +36,8 @@ const LEGACY_SCENARIOS = [
   'tools-call-with-progress',
   'dns-rebinding-protection',
 ];
-const REVISION = '2025-11-25';
+/** The revisions whose requirement sets are run, each against the same server. */
+const REVISIONS = ['2025-11-25', '2026-07-28'];
 const SUITE = '@modelcontextprotocol/conformance';
 const LEGACY_SUITE = 'conformance-0.1';
 const ONLY = process.env.CONFORMANCE_SCENARIOS ? new Set(process.env.CONFORMANCE_SCENARIOS.split(',').map((s) => s.trim())) : null;
@@ -112,21 +115,22 @@ async function main() {
   if (process.env.CONFORMANCE_SKIP_BUILD !== 'true') await run('npx', ['tsc', '-p', TSCONFIG]);
   const node = process.env.CONFORMANCE_NODE ?? nodeLts();
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-  const { scored, notScored } = requirements(REVISION);
   const wanted = (scenario) => !ONLY || ONLY.has(scenario);
   const server = await startServer({ entry: ENTRY, env: { CONFORMANCE_FIXTURES: 'true' } });
   const scoredRows = [];
   try {
     console.log(`Server ready at ${server.url}; running the MCP conformance suite under Node ${version}`);
-    // 1. The revision's requirement set (the suite runs them at the revision's wire version).
-    const selected = [...scored, ...notScored.keys()].filter(wanted);
-    if (selected.length) {
+    // 1. Each revision's requirement set (the suite runs them at the revision's wire version).
+    for (const revision of REVISIONS) {
+      const { scored, notScored } = requirements(revision);
+      const selected = [...scored, ...notScored.keys()].filter(wanted);
+      if (!selected.length) continue;
       // The whole set in one run; a filtered run takes the scenarios one by one (the suite runs one --scenario at a time).
-      const results = ONLY ? new Map() : await runSuite(node, server, SUITE, ['--requirements', REVISION]);
-      if (ONLY) for (const s of selected) for (const [k, v] of await runSuite(node, server, SUITE, ['--scenario', s, '--spec-version', REVISION])) results.set(k, v);
+      const results = ONLY ? new Map() : await runSuite(node, server, SUITE, ['--requirements', revision]);
+      if (ONLY) for (const s of selected) for (const [k, v] of await runSuite(node, server, SUITE, ['--scenario', s, '--spec-version', revision])) results.set(k, v);
       const rows = selected.map((s) => ({ ...summarise(s, results.get(s)), reason: notScored.get(s) }));
-      scoredRows.push(...rows.filter((r) => !r.reason));
-      report(`${SUITE} ${suiteVersion(SUITE)}, --requirements ${REVISION}:`, rows);
+      scoredRows.push(...rows.filter((r) => !r.reason).map((r) => ({ ...r, scenario: `${r.scenario} (${revision})` })));
+      report(`${SUITE} ${suiteVersion(SUITE)}, --requirements ${revision}:`, rows);
     }
     // 2. The release's scenarios, with the release.
     const legacy = LEGACY_SCENARIOS.filter(wanted);

@@ -9,6 +9,12 @@ export const RpcCode = {
   ServerError: -32000,
   SessionNotFound: -32001,
   RateLimited: -32029,
+  /** MCP 2026-07-28: a header differs from the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability it did not declare (HTTP 400). */
+  MissingCapability: -32021,
+  /** MCP 2026-07-28: a protocol version this server does not speak (HTTP 400). */
+  UnsupportedVersion: -32022,
 } as const;
 
 export type RequestId = string | number | null;
@@ -29,6 +35,21 @@ export class RpcError extends Error {
 
   static invalidParams(message: string): RpcError {
     return new RpcError(RpcCode.InvalidParams, message);
+  }
+
+  /**
+   * MCP 2026-07-28 MissingRequiredClientCapabilityError: the request cannot be served without client
+   * capabilities its `_meta` did not declare, e.g. `{sampling: {}}` or
+   * `{extensions: {"io.modelcontextprotocol/tasks": {}}}`. HTTP 400, `data.requiredCapabilities`.
+   */
+  static missingCapability(capabilities: Record<string, unknown>, message?: string): RpcError {
+    const names = Object.keys(capabilities).join(', ');
+    return new RpcError(
+      RpcCode.MissingCapability,
+      message ?? `Missing client capability: this request needs ${names}; declare it in params._meta["io.modelcontextprotocol/clientCapabilities"].`,
+      400,
+      { requiredCapabilities: capabilities },
+    );
   }
 }
 

@@ -10,7 +10,8 @@ import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
 import type { RequestClient } from './mcp-request.js';
-import { negotiate, type Era } from './protocol-version.js';
+import { decorateModern } from './modern-result.js';
+import { ALL_VERSIONS, negotiate, type Era } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { SessionsService, type SessionInfo } from './sessions.service.js';
 import { ToolAccess } from './tool-access.js';
@@ -51,11 +52,26 @@ export const INSTRUCTIONS =
   'Your articles are also resources (reblog://projects/<project_id>/articles/<handle>, as markdown with their metadata; images as PNG), which you can read, attach and subscribe to. ' +
   'Prompts offer writing workflows (draft_article, edit_for_tone, publish_checklist) with their arguments completed from your own projects and articles.';
 
-/** The JSON-RPC method table of /mcp. A method not in it is -32601. */
+/**
+ * The methods of MCP 2026-07-28 this server serves, where the legacy table has them (plus
+ * `server/discover`, which only it has). Not in it, so HTTP 404 + -32601 in the modern era:
+ * `initialize`, `ping`, `logging/setLevel`, `resources/subscribe` and `/unsubscribe` (removed from the
+ * revision), and `subscriptions/listen` (not offered: discover advertises no listChanged or subscribe).
+ */
+const MODERN_METHODS = ['tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete'];
+
+/** MCP 2025-11-25 "Resource not found"; 2026-07-28 answers -32602 with the URI in `data` instead (SEP-2164). */
+const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * The JSON-RPC method tables of /mcp, one per era. A method not in its request's table is -32601 (with
+ * HTTP 404 in the modern era, as 2026-07-28 asks); a modern result is shaped by decorateModern.
+ */
 @Injectable()
 export class McpMethods {
   private readonly log = new Logger(McpMethods.name);
   private readonly table: ReadonlyMap<string, Method>;
+  private readonly modern: ReadonlyMap<string, Method>;
   /** Notifications the server acts on; any other is acknowledged and ignored. */
   private readonly notifications: ReadonlyMap<string, Notification>;
 
@@ -84,6 +100,10 @@ export class McpMethods {
       ['logging/setLevel', (call) => this.setLevel(call)],
     ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
+    this.modern = new Map<string, Method>([
+      ['server/discover', () => this.discover()],
+      ...MODERN_METHODS.filter((name) => this.table.has(name)).map((name) => [name, this.table.get(name)!] as const),
+    ]);
   }
 
   /** Acts on a notification; never fails (a notification has no answer to carry an error). */
@@ -92,9 +112,42 @@ export class McpMethods {
   }
 
   run(method: string, call: MethodCall): Promise<MethodResult> | MethodResult {
+    if (call.era === 'modern') return this.runModern(method, call);
     const handler = this.table.get(method);
     if (!handler) throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method}`);
     return handler(call);
+  }
+
+  /** A 2026-07-28 request: its own table (404 outside it), its result decorated, its errors in the revision's codes. */
+  private async runModern(method: string, call: MethodCall): Promise<MethodResult> {
+    const handler = this.modern.get(method);
+    if (!handler) throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method} is not served in MCP 2026-07-28 (served: ${[...this.modern.keys()].join(', ')}).`, 404);
+    let out: MethodResult;
+    try {
+      out = await handler(call);
+    } catch (err) {
+      if (err instanceof RpcError && err.code === LEGACY_RESOURCE_NOT_FOUND) {
+        const uri = (call.params as { uri?: unknown } | undefined)?.uri;
+        throw new RpcError(RpcCode.InvalidParams, err.message, err.httpStatus, { ...(err.data as object | undefined), uri });
+      }
+      throw err;
+    }
+    return out.result === undefined ? out : { ...out, result: decorateModern(method, out.result, { name: SERVER_NAME, version: SERVER_VERSION }) };
+  }
+
+  /**
+   * `server/discover` (2026-07-28): the versions spoken and the capabilities the modern table serves.
+   * No listChanged or subscribe (2026-07-28 delivers them on subscriptions/listen, not offered) and no
+   * logging (a request asks for log messages in its `_meta`).
+   */
+  private discover(): MethodResult {
+    const has = (name: string) => this.modern.has(name);
+    const capabilities: Record<string, object> = {};
+    if (has('tools/list')) capabilities.tools = {};
+    if (has('prompts/list')) capabilities.prompts = {};
+    if (has('resources/list')) capabilities.resources = {};
+    if (has('completion/complete')) capabilities.completions = {};
+    return { result: { supportedVersions: [...ALL_VERSIONS], capabilities, instructions: INSTRUCTIONS } };
   }
 
   private async initialize({ principal, params }: MethodCall): Promise<MethodResult> {

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { RequestId, RpcMessage } from './json-rpc.js';
 import type { CallStream } from './call-stream.js';
 import type { LogLevel } from './client-capabilities.js';
-import type { Era, ProtocolVersion } from './protocol-version.js';
+import type { Era, ModernVersion, ProtocolVersion } from './protocol-version.js';
 import type { SessionInfo } from './sessions.service.js';
 
 /**
@@ -40,9 +40,12 @@ export interface McpState {
   principal?: Principal;
   /** The session the request was sent in, null without one (SessionGuard). */
   session?: SessionInfo | null;
-  /** The protocol version a message speaks (ProtocolVersionGuard); null for `initialize`, which negotiates one. */
-  version?: ProtocolVersion | null;
-  /** The era the request speaks (ProtocolVersionGuard); legacy when absent. */
+  /**
+   * The protocol version a message speaks: a legacy one from its header (ProtocolVersionGuard; null for
+   * `initialize`, which negotiates one), a modern one from `_meta` (EraGuard).
+   */
+  version?: ProtocolVersion | ModernVersion | null;
+  /** The era the request speaks (EraGuard, protocol-version.ts decideEra); legacy when absent. */
   era?: Era;
   /** Its client: from the session (legacy) or `_meta` (modern). */
   client?: RequestClient;

@@ -74,7 +74,9 @@ export class McpResponder {
         .record({
           accountId: state.principal.accountId,
           credential: state.principal.credential,
-          client: session?.client ?? null,
+          // The client the request names: a session's (opened by this request, or the one it was sent in) in
+          // the legacy era, its `_meta` clientInfo in the modern one (state.client, from EraGuard).
+          client: entry.session ? entry.session.client : (state.client?.info ?? state.session?.client ?? null),
           sessionId: session?.id ?? null,
           method: entry.method,
           tool: entry.tool,

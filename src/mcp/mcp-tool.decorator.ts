@@ -4,6 +4,8 @@ import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import type { LogLevel } from './client-capabilities.js';
+import type { RequestClient } from './mcp-request.js';
+import type { Era } from './protocol-version.js';
 
 /** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
 export interface ObjectSchema {
@@ -51,6 +53,10 @@ export interface ToolContext {
   allowedProjects: ReachableProject[];
   /** Aborted when the client cancels the call or disconnects. */
   signal: AbortSignal;
+  /** The era the call speaks (legacy 2025, modern 2026-07-28). */
+  readonly era: Era;
+  /** What the client declared in this request: its session's (legacy) or this request's `_meta` (modern). */
+  readonly client: RequestClient;
   /** Reports progress (0..1) to a client that asked for it; a no-op otherwise. */
   progress(fraction: number, message?: string): void;
   /**

@@ -9,7 +9,7 @@ import { McpErrorFilter } from './mcp-error.filter.js';
 import { sessionClient, type McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
-import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { CredentialGuard, EraGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { SessionStreams } from './session-streams.js';
 import { RpcBody, RpcEnvelopePipe } from './rpc-envelope.pipe.js';
@@ -26,7 +26,7 @@ const ALLOW = { Allow: 'GET, POST, DELETE' };
 @ApiExcludeController()
 @Controller('mcp')
 @UseFilters(McpErrorFilter)
-@UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard)
+@UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard)
 export class McpController {
   constructor(
     private readonly methods: McpMethods,
@@ -41,6 +41,9 @@ export class McpController {
     const { principal, session = null, id } = req.mcp;
     // Notifications and the client's responses are acknowledged without a body.
     if (message.method === undefined || !('id' in message)) {
+      // 2026-07-28 defines no client notification over HTTP (closing the stream cancels) and sends no
+      // server→client request to answer: acknowledged and ignored.
+      if (req.mcp.era === 'modern') return this.responder.answer(req, res, 202, {});
       if (message.method !== undefined) await this.methods.notify(message.method, { principal: principal!, session, params: message.params });
       // The client's answer to a request the server sent on a call's stream (that call may run on another instance).
       else await this.clientRequests.answer(principal!, session, message);

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
-import { requestVersion } from './protocol-version.js';
+import { decideEra, requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -93,7 +93,7 @@ export class SessionGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<McpRequest>();
-    if (req.method === 'DELETE') return true;
+    if (req.method === 'DELETE' || req.mcp.era === 'modern') return true;
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string') {
       req.mcp.session = null;
@@ -107,14 +107,29 @@ export class SessionGuard implements CanActivate {
 }
 
 /**
- * The protocol version a JSON-RPC message speaks, before its envelope is checked: an unsupported
- * `MCP-Protocol-Version` is 400. Requests without a message (GET, DELETE...) speak none.
+ * The era of a request, decided once (protocol-version.ts decideEra) before its session is looked up:
+ * a 2026-07-28 request is checked here (no session, its `_meta`, its headers) and gets its version and
+ * client from `_meta`; a legacy one goes on to SessionGuard and ProtocolVersionGuard as before.
+ */
+@Injectable()
+export class EraGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<McpRequest>();
+    decideEra(req.method, req.headers, req.mcp);
+    return true;
+  }
+}
+
+/**
+ * The protocol version a legacy JSON-RPC message speaks, before its envelope is checked: an unsupported
+ * `MCP-Protocol-Version` is 400. Requests without a message (GET, DELETE...) speak none; a modern
+ * request's version was decided by EraGuard.
  */
 @Injectable()
 export class ProtocolVersionGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<McpRequest>();
-    if (req.method !== 'POST') return true;
+    if (req.method !== 'POST' || req.mcp.era === 'modern') return true;
     const header = req.headers['mcp-protocol-version'];
     req.mcp.version = requestVersion(req.mcp.method, Array.isArray(header) ? header[0] : header);
     return true;

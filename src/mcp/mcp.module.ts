@@ -16,7 +16,7 @@ import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
-import { CredentialGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { CredentialGuard, EraGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { SessionStreams } from './session-streams.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
@@ -28,7 +28,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, ResourcesModule, PromptsModule, CompletionsModule],
   controllers: [McpController],
-  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams, ResourceMethods],
+  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams, ResourceMethods],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {

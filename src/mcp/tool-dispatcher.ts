@@ -66,6 +66,8 @@ export class ToolDispatcher {
         project: project as ReachableProject,
         allowedProjects: allowed,
         signal,
+        era,
+        client,
         requestKey,
         progress: (fraction, message) => stream.progress(fraction, message, name),
         log: (level, data) => stream.log(level, data, name),

@@ -18,6 +18,8 @@ const NO_ARGUMENT_FIXTURES = [
   'test_tool_with_logging',
   'test_elicitation_sep1034_defaults',
   'test_elicitation_sep1330_enums',
+  'test_missing_capability',
+  'test_logging_tool',
 ];
 /** Fixtures taking one required string argument. */
 const ONE_ARGUMENT_FIXTURES: Record<string, string> = { test_sampling: 'prompt', test_elicitation: 'message' };
