@@ -7,6 +7,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientRequestsRepository } from './client-requests.repository.js';
 import { ClientRequests } from './client-requests.service.js';
+import { InputRequests } from './input-requests.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpMethods } from './mcp-methods.js';
@@ -25,7 +26,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, PromptsModule, CompletionsModule],
   controllers: [McpController],
-  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository],
+  providers: [ToolDispatcher, McpMethods, InputRequests, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {
