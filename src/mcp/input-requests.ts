@@ -252,7 +252,7 @@ export class InputRequests implements OnModuleInit {
     const canAsk = (method: InputMethod) => declares(input.client.capabilities, method);
     return {
       canAsk,
-      ask: <const R extends Record<string, InputRequest>>(requests: R, options?: AskOptions) => {
+      ask: async <const R extends Record<string, InputRequest>>(requests: R, options?: AskOptions) => {
         const answers: Record<string, unknown> = {};
         const missing: Record<string, InputRequest> = {};
         for (const [key, request] of Object.entries(requests)) {
@@ -272,7 +272,7 @@ export class InputRequests implements OnModuleInit {
           const state: CarriedState = { answers: Object.fromEntries(known) };
           throw new InputRequired(missing, signState(secret, binding, state), options?.outcome ?? 'ok');
         }
-        return Promise.resolve(answers as Answers<R>);
+        return answers as Answers<R>;
       },
     };
   }
