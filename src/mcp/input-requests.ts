@@ -5,7 +5,7 @@ import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import type { CallStream } from './call-stream.js';
-import { canElicitForm } from './client-capabilities.js';
+import { declares, type InputMethod } from './client-capabilities.js';
 import { ClientRequests, type AskingCall } from './client-requests.service.js';
 import { RpcError } from './json-rpc.js';
 import type { RequestClient } from './mcp-request.js';
@@ -24,7 +24,7 @@ import type { SessionInfo } from './sessions.service.js';
  * A request the client did not declare the capability for is never sent: its answer is null.
  */
 
-export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+export type { InputMethod } from './client-capabilities.js';
 
 /** A primitive property of an elicitation form (MCP `PrimitiveSchemaDefinition`). */
 export type ElicitProperty = Record<string, unknown> & { type: 'string' | 'number' | 'integer' | 'boolean' | 'array' };
@@ -113,14 +113,6 @@ export interface AskInput {
   args?: unknown;
   /** Modern: the request's params, where `inputResponses` and `requestState` are. */
   params: unknown;
-}
-
-/** Whether this client declared what `method` needs, in this request (modern) or its session (legacy). */
-export function declares(capabilities: Record<string, unknown>, method: InputMethod): boolean {
-  if (method === 'elicitation/create') return canElicitForm(capabilities);
-  const key = method === 'sampling/createMessage' ? 'sampling' : 'roots';
-  const value = capabilities[key];
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
