@@ -111,6 +111,7 @@ export async function startProductionServer(database, adminToken) {
       DATABASE_URL: database.db.url,
       DATA_DIR: dataDir,
       ADMIN_TOKEN: adminToken,
+      REQUEST_STATE_SECRET: adminToken.padEnd(32, '0'),
       SEED_DEMO: 'false',
       MIGRATIONS_RUN: 'false',
       LOG_LEVEL: 'warn',

@@ -1,6 +1,6 @@
 import { loadConfig } from './config.js';
 
-const PRODUCTION = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-production-admin-token' };
+const PRODUCTION = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-production-admin-token', REQUEST_STATE_SECRET: 's'.repeat(32) };
 
 describe('loadConfig: production defaults and refusals', () => {
   it('seeds the demo tenant by default outside production only', () => {
@@ -57,5 +57,34 @@ describe('loadConfig: sign-in and OAuth settings', () => {
   it('token lifetimes are bounded', () => {
     expect(() => loadConfig({ OAUTH_ACCESS_TOKEN_TTL_S: '0' })).toThrow('OAUTH_ACCESS_TOKEN_TTL_S must be a whole number from 1 to 86400; got "0".');
     expect(() => loadConfig({ OAUTH_REFRESH_REUSE_GRACE_S: '-1' })).toThrow(/OAUTH_REFRESH_REUSE_GRACE_S must be a whole number from 0/);
+  });
+});
+
+describe('loadConfig: REQUEST_STATE_SECRET', () => {
+  it('is required in production, with a sentence saying how to make one', () => {
+    const { REQUEST_STATE_SECRET: _, ...withoutSecret } = PRODUCTION;
+    expect(() => loadConfig(withoutSecret)).toThrow('REQUEST_STATE_SECRET is required when NODE_ENV=production');
+  });
+
+  it('refuses a short one in every environment', () => {
+    expect(() => loadConfig({ REQUEST_STATE_SECRET: 'short' })).toThrow('REQUEST_STATE_SECRET must be at least 32 characters long');
+    expect(() => loadConfig({ ...PRODUCTION, REQUEST_STATE_SECRET: 'x'.repeat(31) })).toThrow('at least 32 characters');
+  });
+
+  it('is the configured value when set, the same for every instance', () => {
+    const secret = 'k'.repeat(40);
+    const a = loadConfig({ REQUEST_STATE_SECRET: secret });
+    const b = loadConfig({ ...PRODUCTION, REQUEST_STATE_SECRET: secret });
+    expect(a.requestStateSecret.equals(Buffer.from(secret))).toBe(true);
+    expect(b.requestStateSecret.equals(a.requestStateSecret)).toBe(true);
+    expect(a.requestStateSecretGenerated).toBe(false);
+  });
+
+  it('outside production, unset: a random one per process, flagged as generated', () => {
+    const a = loadConfig({});
+    const b = loadConfig({ NODE_ENV: 'test' });
+    expect(a.requestStateSecretGenerated).toBe(true);
+    expect(a.requestStateSecret.length).toBe(32);
+    expect(a.requestStateSecret.equals(b.requestStateSecret)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -32,6 +33,14 @@ export interface AppConfig {
   syncBudgetMs: number;
   /** How long the server waits for the client's answer to its `elicitation/create` or `sampling/createMessage` (CLIENT_REQUEST_TIMEOUT_MS). */
   clientRequestTimeoutMs: number;
+  /**
+   * The key that signs `requestState` (MCP 2026-07-28 input_required results), the same on every
+   * instance so that a retry may reach any of them (REQUEST_STATE_SECRET, 32+ characters). Required in
+   * production; elsewhere, when unset, one is generated per process ({@link requestStateSecretGenerated}).
+   */
+  requestStateSecret: Buffer;
+  /** REQUEST_STATE_SECRET was not set: a per-process secret (a retry on another instance is refused). */
+  requestStateSecretGenerated: boolean;
   /** Jobs one account may have queued; a job tool over it is a `too_many_jobs` tool error (JOBS_MAX_QUEUED_PER_ACCOUNT). */
   jobsMaxQueuedPerAccount: number;
   /** Jobs of one account the workers run at the same time, all instances together (JOBS_MAX_RUNNING_PER_ACCOUNT). */
@@ -75,6 +84,9 @@ export interface AppConfig {
 
 /** The shortest admin token accepted, from ADMIN_TOKEN or from DATA_DIR/admin-token. */
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+/** The shortest REQUEST_STATE_SECRET accepted. */
+export const MIN_REQUEST_STATE_SECRET_LENGTH = 32;
 
 /** Thrown when the environment holds a value the server cannot start with. */
 export class ConfigError extends Error {
@@ -181,6 +193,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (production && cimdAllowPrivateNetworks) {
     throw new ConfigError('OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true is refused when NODE_ENV=production: client metadata documents must come from the public internet.');
   }
+  const stateSecret = env.REQUEST_STATE_SECRET || undefined;
+  if (stateSecret !== undefined && stateSecret.length < MIN_REQUEST_STATE_SECRET_LENGTH) {
+    throw new ConfigError(`REQUEST_STATE_SECRET must be at least ${MIN_REQUEST_STATE_SECRET_LENGTH} characters long (e.g. openssl rand -hex 32).`);
+  }
+  if (production && !stateSecret) {
+    throw new ConfigError('REQUEST_STATE_SECRET is required when NODE_ENV=production: the same secret on every instance signs the requestState of 2026-07-28 clients (e.g. openssl rand -hex 32).');
+  }
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
   return {
@@ -199,6 +218,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
     clientRequestTimeoutMs: integer(env, 'CLIENT_REQUEST_TIMEOUT_MS', 180_000, 100, 3_600_000),
+    requestStateSecret: stateSecret !== undefined ? Buffer.from(stateSecret, 'utf8') : randomBytes(32),
+    requestStateSecretGenerated: stateSecret === undefined,
     jobsMaxQueuedPerAccount: integer(env, 'JOBS_MAX_QUEUED_PER_ACCOUNT', 20, 1, 100_000),
     jobsMaxRunningPerAccount: integer(env, 'JOBS_MAX_RUNNING_PER_ACCOUNT', 2, 1, 1_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),

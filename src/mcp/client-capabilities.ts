@@ -39,6 +39,12 @@ export function canElicitForm(capabilities: Record<string, unknown>): boolean {
   return modes.length === 0 || 'form' in elicitation;
 }
 
-export function canSample(capabilities: Record<string, unknown>): boolean {
-  return capabilities.sampling !== undefined;
+/** What a server may ask a client in the middle of a request. */
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** Whether this client declared what `method` needs, in this request (2026-07-28) or its session (2025). */
+export function declares(capabilities: Record<string, unknown>, method: InputMethod): boolean {
+  if (method === 'elicitation/create') return canElicitForm(capabilities);
+  const value = capabilities[method === 'sampling/createMessage' ? 'sampling' : 'roots'];
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -5,8 +5,8 @@ import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
+import { declares } from './client-capabilities.js';
 import type { CallStream } from './call-stream.js';
-import { canElicitForm, canSample } from './client-capabilities.js';
 import type { RequestClient } from './mcp-request.js';
 import type { Era } from './protocol-version.js';
 import type { RequestId } from './json-rpc.js';
@@ -31,7 +31,7 @@ export interface AskingCall {
   requestKey?: string;
 }
 
-export type ClientMethod = 'elicitation/create' | 'sampling/createMessage';
+export type ClientMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
 /** A waiter that finds nothing new looks again this often (a missed notification, a dropped LISTEN connection). */
 const POLL_MS = 5_000;
@@ -99,8 +99,7 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
   /** Whether `method` can be sent to this call's client: a session, the capability declared, and an event stream accepted. */
   canAsk(call: AskingCall, method: ClientMethod): boolean {
     if (call.era !== 'legacy' || !call.session || !call.stream.writable || call.signal.aborted) return false;
-    const capabilities = call.client.capabilities;
-    return method === 'elicitation/create' ? canElicitForm(capabilities) : canSample(capabilities);
+    return declares(call.client.capabilities, method);
   }
 
   /**

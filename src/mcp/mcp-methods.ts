@@ -7,6 +7,7 @@ import { PromptsService } from '../prompts/prompts.service.js';
 import { ResourceMethods } from '../resources/resource-methods.js';
 import type { CallStream } from './call-stream.js';
 import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities.js';
+import { InputRequired, InputRequests } from './input-requests.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
 import type { RequestClient } from './mcp-request.js';
@@ -83,6 +84,7 @@ export class McpMethods {
     private readonly prompts: PromptsService,
     private readonly completions: CompletionsService,
     private readonly resources: ResourceMethods,
+    private readonly inputs: InputRequests,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
@@ -95,7 +97,7 @@ export class McpMethods {
       ['resources/subscribe', (call) => this.resources.subscribe(call)],
       ['resources/unsubscribe', (call) => this.resources.unsubscribe(call)],
       ['prompts/list', ({ principal }) => ({ result: this.prompts.list(principal) })],
-      ['prompts/get', async ({ principal, params }) => ({ result: await this.prompts.get(principal, params) })],
+      ['prompts/get', (call) => this.getPrompt(call)],
       ['completion/complete', async ({ principal, params }) => ({ result: await this.completions.complete(principal, params) })],
       ['logging/setLevel', (call) => this.setLevel(call)],
     ]);
@@ -192,6 +194,17 @@ export class McpMethods {
   private callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
     return this.tools.call({ principal, session, era, client, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });
+  }
+
+  /** `prompts/get`; in the 2026-07-28 era a prompt that asks the client ends with `input_required` until answered. */
+  private async getPrompt({ principal, session, era, client, params, signal, stream }: MethodCall): Promise<MethodResult> {
+    try {
+      const asker = (name: string, args: unknown) => this.inputs.forCall({ principal, era, client, session, stream, signal, method: 'prompts/get', name, args, params });
+      return { result: await this.prompts.get(principal, params, asker) };
+    } catch (err) {
+      if (err instanceof InputRequired) return { result: err.result, outcome: err.outcome };
+      throw err;
+    }
   }
 
   /** `logging/setLevel {level}`: the session's level, on every instance from now on. */

@@ -5,6 +5,7 @@ import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import type { LogLevel } from './client-capabilities.js';
 import type { RequestClient } from './mcp-request.js';
+import type { Asker, ElicitParams, ElicitResult } from './input-requests.js';
 import type { Era } from './protocol-version.js';
 
 /** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
@@ -66,35 +67,27 @@ export interface ToolContext {
   requestKey?: string;
   /** Sends `notifications/message` from this tool when `level` is at or above the session's log level; a no-op otherwise. */
   log(level: LogLevel, data: unknown): void;
-  /** Whether {@link elicit} can reach this client (a session that declared form elicitation, an event stream accepted). */
-  readonly canElicit: boolean;
-  /** Whether {@link sample} can reach this client (a session that declared sampling, an event stream accepted). */
-  readonly canSample: boolean;
+  /** Whether {@link ask} can reach this client with `method` (see {@link Asker}). */
+  canAsk: Asker['canAsk'];
   /**
-   * Asks the user through the client (`elicitation/create`, form mode) and answers the client's result;
-   * null when this client cannot be asked. Timeouts, client errors and cancellation are DomainErrors.
+   * Asks the client (elicitation, sampling, roots) in either era, answers by key (see {@link Asker}): in
+   * the 2026-07-28 era an unanswered question ends the call with `input_required` and the tool runs
+   * again from the start on the retry, so ask before doing anything that must not happen twice.
    */
+  ask: Asker['ask'];
+  /** Whether {@link elicit} can reach this client (form-mode elicitation declared; legacy: a session and an event stream). */
+  readonly canElicit: boolean;
+  /** Whether {@link sample} can reach this client. */
+  readonly canSample: boolean;
+  /** One form-mode `elicitation/create` ({@link ask} with the key `elicitation`); null when this client cannot be asked. */
   elicit(params: ElicitParams): Promise<ElicitResult | null>;
-  /** `sampling/createMessage`: the client's result, or null when it cannot be asked. */
+  /** One `sampling/createMessage` ({@link ask} with the key `sampling`); null when it cannot be asked. */
   sample(params: Record<string, unknown>): Promise<Record<string, unknown> | null>;
   /** Whether this credential could run the tool `name` in {@link project} (scope, role, not disabled). */
   mayRun(name: string): boolean;
 }
 
-/** A primitive property of an elicitation form (MCP `PrimitiveSchemaDefinition`). */
-export type ElicitProperty = Record<string, unknown> & { type: 'string' | 'number' | 'integer' | 'boolean' | 'array' };
-
-/** The params of a form-mode `elicitation/create`. */
-export interface ElicitParams {
-  message: string;
-  requestedSchema: { type: 'object'; properties: Record<string, ElicitProperty>; required?: string[] };
-}
-
-/** What the user did with the form. `content` is only present when they accepted. */
-export interface ElicitResult {
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, unknown>;
-}
+export type { ElicitParams, ElicitProperty, ElicitResult } from './input-requests.js';
 
 /** An MCP content block (text, image, audio, resource...). */
 export type ContentBlock = Record<string, unknown> & { type: string };

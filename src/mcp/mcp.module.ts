@@ -9,6 +9,7 @@ import { ResourcesModule } from '../resources/resources.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ClientRequestsRepository } from './client-requests.repository.js';
 import { ClientRequests } from './client-requests.service.js';
+import { InputRequests } from './input-requests.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpMethods } from './mcp-methods.js';
@@ -28,7 +29,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, ResourcesModule, PromptsModule, CompletionsModule],
   controllers: [McpController],
-  providers: [ToolDispatcher, McpMethods, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams, ResourceMethods],
+  providers: [ToolDispatcher, McpMethods, InputRequests, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams, ResourceMethods],
   exports: [RequestCancellation],
 })
 export class McpModule implements NestModule {

@@ -4,9 +4,9 @@ import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
 import type { CallStream } from './call-stream.js';
-import { ClientRequests, type AskingCall } from './client-requests.service.js';
+import { InputRequired, InputRequests } from './input-requests.js';
 import { RpcCode, RpcError } from './json-rpc.js';
-import { ToolReply, type ElicitResult, type ToolContext } from './mcp-tool.decorator.js';
+import { ToolReply, type ToolContext } from './mcp-tool.decorator.js';
 import type { MethodResult } from './method-result.js';
 import type { RequestClient } from './mcp-request.js';
 import type { Era } from './protocol-version.js';
@@ -37,7 +37,7 @@ export class ToolDispatcher {
 
   constructor(
     private readonly access: ToolAccess,
-    private readonly clientRequests: ClientRequests,
+    private readonly inputs: InputRequests,
   ) {}
 
   async call({ principal, session, era, client, params, signal, stream, requestKey }: ToolCallInput): Promise<MethodResult> {
@@ -59,8 +59,9 @@ export class ToolDispatcher {
     if (project && !permits(project, definition)) return fail('forbidden', refusal(project, definition, allowed), 'denied');
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');
 
+    // 2026-07-28: a retry's inputResponses and requestState are checked before the tool runs (-32602).
+    const asker = this.inputs.forCall({ principal, era, client, session, stream, signal, requestKey, method: 'tools/call', name, args: rawArgs, params });
     try {
-      const asking: AskingCall = { principal, session, era, client, stream, signal, requestKey };
       const ctx: ToolContext = {
         principal,
         project: project as ReachableProject,
@@ -71,10 +72,12 @@ export class ToolDispatcher {
         requestKey,
         progress: (fraction, message) => stream.progress(fraction, message, name),
         log: (level, data) => stream.log(level, data, name),
-        canElicit: this.clientRequests.canAsk(asking, 'elicitation/create'),
-        canSample: this.clientRequests.canAsk(asking, 'sampling/createMessage'),
-        elicit: async (request) => elicitResult(await this.clientRequests.ask(asking, 'elicitation/create', { ...request })),
-        sample: (request) => this.clientRequests.ask(asking, 'sampling/createMessage', request),
+        canAsk: asker.canAsk,
+        ask: asker.ask,
+        canElicit: asker.canAsk('elicitation/create'),
+        canSample: asker.canAsk('sampling/createMessage'),
+        elicit: async (request) => (await asker.ask({ elicitation: { method: 'elicitation/create', params: request } })).elicitation,
+        sample: async (request) => (await asker.ask({ sampling: { method: 'sampling/createMessage', params: request } })).sampling,
         mayRun: (other) => {
           const found = this.access.find(principal, other);
           return found !== undefined && project !== undefined && permits(project, found.definition);
@@ -84,6 +87,8 @@ export class ToolDispatcher {
       // The tool says how its call is recorded (one that asks for setup instead of working, say).
       return { result: toolResult(reply), outcome: reply instanceof ToolReply ? reply.outcome : 'ok', projectId };
     } catch (err) {
+      // 2026-07-28: the tool needs the client's answers first; it runs again from the start on the retry.
+      if (err instanceof InputRequired) return { result: err.result, outcome: err.outcome, projectId };
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
       this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
@@ -104,15 +109,4 @@ export class ToolDispatcher {
     if (principal.projects.size === 1) return principal.projects.values().next().value;
     throw RpcError.invalidParams(`project_id is required: this credential reaches ${principal.projects.size} projects; call list_projects`);
   }
-}
-
-/** The client's answer to `elicitation/create`, checked: an action, and with `accept` an object of values. */
-function elicitResult(result: Record<string, unknown> | null): ElicitResult | null {
-  if (result === null) return null;
-  const { action, content } = result;
-  const validContent = content === undefined || (content !== null && typeof content === 'object' && !Array.isArray(content));
-  if ((action !== 'accept' && action !== 'decline' && action !== 'cancel') || !validContent) {
-    throw new DomainError('unavailable', 'The client answered elicitation/create with something other than an action (accept, decline or cancel) and its content; nothing was done.');
-  }
-  return action === 'accept' ? { action, content: (content ?? {}) as Record<string, unknown> } : { action };
 }

@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Principal, ReachableProject } from '../auth/principal.js';
+import type { Asker } from '../mcp/input-requests.js';
 
 /** The product's completers, by the kind of value they propose (see CompletionsService). */
 export type CompleterName = 'project_id' | 'article_id' | 'handle' | 'tag' | 'tone';
@@ -36,6 +37,13 @@ export interface PromptContext {
   principal: Principal;
   /** Projects where the caller may run `tool` (its catalogue and the project's rules); empty when it is not in the catalogue. */
   allowedProjects(tool: string): ReachableProject[];
+  /** Whether {@link ask} can reach this client with a method (see Asker). */
+  canAsk: Asker['canAsk'];
+  /**
+   * Asks the client, answers by key (see Asker): in the 2026-07-28 era an unanswered question ends
+   * prompts/get with `input_required` and get() runs again on the retry.
+   */
+  ask: Asker['ask'];
 }
 
 /** An MCP content block of a prompt message. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
+import type { Asker } from '../mcp/input-requests.js';
 import { RpcError } from '../mcp/json-rpc.js';
 import { ToolAccess } from '../mcp/tool-access.js';
 import type { PromptContext, PromptDefinition, PromptResult } from './mcp-prompt.decorator.js';
@@ -7,6 +8,12 @@ import { PromptRegistry, type CataloguePrompt } from './prompt-registry.js';
 import { ReadableArticles } from './readable-articles.js';
 
 const DEFAULT_MAX_LENGTH = 2_000;
+
+/** A request that cannot ask the client anything: every answer is null. */
+const NO_ASKING: Asker = {
+  canAsk: () => false,
+  ask: (requests) => Promise.resolve(Object.fromEntries(Object.keys(requests).map((key) => [key, null])) as never),
+};
 
 /**
  * `prompts/list` and `prompts/get`, filtered per credential like the tool catalogue: a prompt is
@@ -34,14 +41,19 @@ export class PromptsService {
     return `{"prompts":[${entries.join(',')}]}`;
   }
 
-  async get(principal: Principal, params: unknown): Promise<PromptResult> {
+  /**
+   * `prompts/get`. `asker` makes the request's way to ask the client (McpMethods: InputRequests), given
+   * the prompt and its arguments; without it the prompt cannot ask anything.
+   */
+  async get(principal: Principal, params: unknown, asker: (name: string, args: unknown) => Asker = () => NO_ASKING): Promise<PromptResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: raw } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a prompt (a string).');
     const prompt = this.find(principal, name);
     if (!prompt) throw RpcError.invalidParams(`Unknown prompt: ${name}`);
     const args = checkArguments(prompt.definition, raw);
-    const ctx: PromptContext = { principal, allowedProjects: (tool) => this.readable.allowedProjects(principal, tool) };
+    const { canAsk, ask } = asker(name, raw);
+    const ctx: PromptContext = { principal, allowedProjects: (tool) => this.readable.allowedProjects(principal, tool), canAsk, ask };
     return prompt.handler.get(args, ctx);
   }
 

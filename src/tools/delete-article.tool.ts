@@ -28,15 +28,21 @@ export class DeleteArticleTool {
 
   async run({ id }: ToolArgs<typeof input>, ctx: ToolContext) {
     const scope = { accountId: ctx.principal.accountId, projectId: ctx.project.id };
-    if (ctx.canElicit) {
+    if (ctx.canAsk('elicitation/create')) {
       // An unknown article is refused before the user is asked about it.
       const article = await this.articles.get(scope, { id });
-      const answer = await ctx.elicit({
-        message: `Delete the article "${article.title}" (${article.handle}) from project "${ctx.project.name}"? It goes to the trash, where an admin can restore it for 30 days.`,
-        requestedSchema: {
-          type: 'object',
-          properties: { confirm: { type: 'boolean', title: 'Delete this article', description: 'Yes to move it to the trash.', default: false } },
-          required: ['confirm'],
+      // 2025: asked over the call's stream; 2026-07-28: input_required, and this runs again with the answer.
+      const { confirm: answer } = await ctx.ask({
+        confirm: {
+          method: 'elicitation/create',
+          params: {
+            message: `Delete the article "${article.title}" (${article.handle}) from project "${ctx.project.name}"? It goes to the trash, where an admin can restore it for 30 days.`,
+            requestedSchema: {
+              type: 'object',
+              properties: { confirm: { type: 'boolean', title: 'Delete this article', description: 'Yes to move it to the trash.', default: false } },
+              required: ['confirm'],
+            },
+          },
         },
       });
       // null: the client could not be asked after all (its stream closed); nothing is deleted unasked.

@@ -12,7 +12,8 @@ const OPTIONAL = new Set(['banned_words']);
  * client that supports elicitation, used by a credential that could run `configure_agent` in the
  * project, is asked the setup questions as one form (the proposed answers as defaults); the answers are
  * saved as `configure_agent` would and the tool goes on. Otherwise — no elicitation, no right to
- * configure, or the user declined or cancelled — the tool answers the seed's `setup_required`.
+ * configure, or the user declined or cancelled — the tool answers the seed's `setup_required`. A
+ * 2026-07-28 client is asked with an `input_required` result; its retry carries the answers.
  */
 @Injectable()
 export class WriterSetup {
@@ -23,8 +24,9 @@ export class WriterSetup {
     const { config } = await this.agents.get(scope, 'writer');
     if (config) return config;
     const setup = await this.agents.setupRequired(scope, ctx.project);
-    if (ctx.canElicit && ctx.mayRun('configure_agent')) {
-      const answer = await ctx.elicit(setupForm(setup, ctx.project.name, tool));
+    if (ctx.canAsk('elicitation/create') && ctx.mayRun('configure_agent')) {
+      // 2025: one form over the call's stream; 2026-07-28: input_required (recorded as setup_required), then the retry goes on.
+      const { writer_setup: answer } = await ctx.ask({ writer_setup: { method: 'elicitation/create', params: setupForm(setup, ctx.project.name, tool) } }, { outcome: 'setup_required' });
       if (answer?.action === 'accept') {
         const answers = withProposals(answer.content ?? {}, setup);
         const saved = await this.agents.configure(scope, 'writer', answers, ctx.principal.credential.id);

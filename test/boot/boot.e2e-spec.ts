@@ -261,7 +261,7 @@ describe('boot: the built server as a process', () => {
     dataDirs.push(dataDir);
     const port = await freePort();
     const adminToken = 'prod-admin-token-' + 'x'.repeat(20);
-    const server = start({ NODE_ENV: 'production', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, PORT: String(port) });
+    const server = start({ NODE_ENV: 'production', ADMIN_TOKEN: adminToken, REQUEST_STATE_SECRET: 'r'.repeat(48), DATA_DIR: dataDir, PORT: String(port) });
     await server.waitFor(/Reblog MCP ready in [\d.]+ s: /);
     expect((await get(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     const denied = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts/${MISSING_ID}`, { headers: { authorization: `Bearer ${adminToken}` } });
@@ -297,6 +297,7 @@ describe('boot: the built server as a process', () => {
       [{ PORT: '70000' }, /PORT must be a whole number from 0 to 65535; got "70000"/],
       [{ RATE_LIMIT_PER_SECOND: '0' }, /RATE_LIMIT_PER_SECOND must be a whole number from 1 to/],
       [{ NODE_ENV: 'production' }, /ADMIN_TOKEN is required when NODE_ENV=production/],
+      [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-production-admin-token' }, /REQUEST_STATE_SECRET is required when NODE_ENV=production/],
       [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16 characters/],
       [{ ROLE: 'boss' }, /ROLE must be one of api, worker, all; got "boss"/],
       [{ DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL must be a postgres: or postgresql: URL/],

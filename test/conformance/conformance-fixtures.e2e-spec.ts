@@ -20,6 +20,16 @@ const NO_ARGUMENT_FIXTURES = [
   'test_elicitation_sep1330_enums',
   'test_missing_capability',
   'test_logging_tool',
+  // MCP 2026-07-28 input_required (mrtr-fixtures.ts).
+  'test_input_required_result_elicitation',
+  'test_input_required_result_sampling',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_request_state',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_tampered_state',
+  'test_input_required_result_capabilities',
+  'test_streaming_elicitation',
 ];
 /** Fixtures taking one required string argument. */
 const ONE_ARGUMENT_FIXTURES: Record<string, string> = { test_sampling: 'prompt', test_elicitation: 'message' };

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { ConformanceFixturesModule } from './conformance-fixtures.module.js';
 
 // The suite's prompt scenarios (prompts-list, prompts-get-*, completion-complete), as its descriptions give them.
-const PROMPT_FIXTURES = ['test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image'];
+const PROMPT_FIXTURES = ['test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_input_required_result_prompt'];
 
 describe('conformance prompt fixtures', () => {
   it('are not in the product: the SDK client lists no test_ prompt', async () => {
