@@ -55,6 +55,8 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly runs = new Map<string, Run>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** The timers' work in flight (claims, heartbeats, sweeps). */
+  private readonly ticks = new Set<Promise<void>>();
   private readonly unsubscribe: (() => void)[] = [];
   private started = false;
   private stopping = false;
@@ -82,17 +84,17 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
         }
       }),
       this.events.onReconnect(() => {
-        void this.heartbeat();
-        void this.fill();
+        this.track(this.heartbeat());
+        this.track(this.fill());
       }),
     );
     this.timers.push(
-      setInterval(() => void this.fill(), POLL_MS),
-      setInterval(() => void this.heartbeat(), HEARTBEAT_MS),
-      setInterval(() => void this.sweep(), SWEEP_MS),
+      setInterval(() => this.track(this.fill()), POLL_MS),
+      setInterval(() => this.track(this.heartbeat()), HEARTBEAT_MS),
+      setInterval(() => this.track(this.sweep()), SWEEP_MS),
     );
     for (const timer of this.timers) timer.unref();
-    void this.sweep().then(() => this.fill());
+    this.track(this.sweep().then(() => this.fill()));
   }
 
   /** Shutdown: stop claiming, hand the running jobs back to the queue (without using up an attempt), let them stop. */
@@ -101,6 +103,8 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
     for (const off of this.unsubscribe) off();
+    // A sweep, claim or heartbeat already running finishes before the pools close under it.
+    await Promise.allSettled(this.ticks);
     const runs = [...this.runs.values()];
     if (!runs.length) return;
     try {
@@ -111,6 +115,12 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     for (const run of runs) run.abort.abort('shutdown' satisfies StopReason);
     // The repository closes its bookkeeping pool after this (at application shutdown).
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((done) => setTimeout(done, STOP_WAIT_MS).unref())]);
+  }
+
+  /** Keeps a timer's work in flight until it settles, so shutdown can wait for it. */
+  private track(work: Promise<void>): void {
+    this.ticks.add(work);
+    void work.finally(() => this.ticks.delete(work));
   }
 
   /** Claims due jobs while this process has free slots. */
