@@ -20,9 +20,12 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), new ExpressAdapter(server), {
     bodyParser: false,
     bufferLogs: true,
+    // A failure while booting (the database unreachable) is thrown to the caller, which reports it and
+    // stops what it started, rather than Nest ending the process itself (and, under Jest, the whole run).
+    abortOnError: false,
   });
   app.useLogger(app.get(Logger));
-  app.set('trust proxy', true);
+  app.set('trust proxy', options.config.trustProxy);
   app.disable('x-powered-by');
   // First of all: counts requests in flight and refuses new ones once a shutdown has begun.
   app.use(app.get(LifecycleService).middleware);

@@ -36,6 +36,18 @@ describe('loadConfig: sign-in and OAuth settings', () => {
     expect(loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'reblog' }).oidc).toEqual({ issuer: 'https://idp.example.com', clientId: 'reblog', clientSecret: undefined });
   });
 
+  it('TRUST_PROXY: private networks by default; false, true, a hop count or a list; a wrong entry is named', () => {
+    expect(loadConfig({}).trustProxy).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback, fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback', 'fd00::/8']);
+    for (const bad of ['gateway', '10.0.0.0/33', 'yes', '-1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(`TRUST_PROXY must be false, true, a number of proxies, or a comma list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal; got "${bad}".`);
+    }
+  });
+
   it('proxy needs the trusted peers, as addresses or CIDR ranges, and trusts only those', () => {
     expect(() => loadConfig({ LOGIN_METHODS: 'proxy' })).toThrow(/set AUTH_PROXY_TRUSTED_CIDRS/);
     for (const bad of ['10.0.0.0/33', 'gateway', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {

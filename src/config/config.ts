@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
+import proxyAddr from 'proxy-addr';
 
 export type Role = 'api' | 'worker' | 'all';
 export type ProviderKind = 'local' | 'openai';
@@ -68,6 +69,11 @@ export interface AppConfig {
   authProxyTrustedCidrs: string[];
   /** The same as a BlockList, to test a peer address with `check()`. */
   authProxyTrusted: BlockList;
+  /**
+   * Which peers' `X-Forwarded-For` names the client (TRUST_PROXY), as Express's `trust proxy` setting:
+   * the client address is the nearest one a peer outside this set added. It keys the per-IP limits.
+   */
+  trustProxy: boolean | number | string[];
   oauth: {
     /** Lifetime of an OAuth access token, seconds (OAUTH_ACCESS_TOKEN_TTL_S). */
     accessTokenTtlS: number;
@@ -238,6 +244,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     authProxyUserHeader: (env.AUTH_PROXY_USER_HEADER || 'X-Forwarded-Email').toLowerCase(),
     authProxyTrustedCidrs,
     authProxyTrusted,
+    trustProxy: trustProxy(env),
     oauth: {
       accessTokenTtlS: integer(env, 'OAUTH_ACCESS_TOKEN_TTL_S', 3_600, 1, 86_400),
       refreshTokenTtlS: integer(env, 'OAUTH_REFRESH_TOKEN_TTL_S', 30 * 86_400, 60, 365 * 86_400),
@@ -249,6 +256,25 @@ export function loadConfig(env: Env = process.env): AppConfig {
 }
 
 /** `10.0.0.0/8,127.0.0.1,::1/128` as a BlockList (a bare address is its own /32 or /128). */
+/** The gateway on a private network out of the box; a client on the internet cannot name itself. */
+const DEFAULT_TRUST_PROXY = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '') return DEFAULT_TRUST_PROXY;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = list(env, 'TRUST_PROXY');
+  try {
+    proxyAddr.compile(entries);
+  } catch {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, true, a number of proxies, or a comma list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal; got "${raw}".`,
+    );
+  }
+  return entries;
+}
+
 function cidrs(entries: string[]): BlockList {
   const block = new BlockList();
   for (const entry of entries) {

@@ -9,8 +9,8 @@ export const IpLimited = Reflector.createDecorator<IpBucket>();
 
 /**
  * The per-IP limit of an unauthenticated OAuth endpoint (OAUTH_IP_RATE_LIMIT_PER_MINUTE): over it,
- * `429` with `Retry-After` and `temporarily_unavailable`. The address is `req.ip`, which follows
- * X-Forwarded-For behind the gateway (`trust proxy`).
+ * `429` with `Retry-After` and `temporarily_unavailable`. The address is `req.ip`: the peer, or the
+ * client a trusted gateway names in X-Forwarded-For (TRUST_PROXY).
  */
 @Injectable()
 export class IpRateLimitGuard implements CanActivate {

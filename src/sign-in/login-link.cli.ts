@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -77,8 +77,9 @@ export async function main(argv: string[], io: Io = { out: (l) => process.stdout
     }
   }
 
-  const app = await NestFactory.createApplicationContext(LoginLinkCliModule.forRoot(config, databaseUrl), { logger: false });
+  let app: INestApplicationContext | undefined;
   try {
+    app = await NestFactory.createApplicationContext(LoginLinkCliModule.forRoot(config, databaseUrl), { logger: false, abortOnError: false });
     const link = await app.get(LoginLinksService).createForEmail(email, options);
     const minutes = Math.round((link.expires_at.getTime() - Date.now()) / 60_000);
     io.out(`Sign in as ${link.user.email}: ${link.url}`);
@@ -93,9 +94,10 @@ export async function main(argv: string[], io: Io = { out: (l) => process.stdout
       io.err('The database has no people yet: start the server once (npm start) so it sets the database up.');
       return 1;
     }
-    throw err;
+    io.err(`Could not make a sign-in link: ${(err as Error).message}`);
+    return 1;
   } finally {
-    await app.close();
+    await app?.close();
     await embedded?.stop();
   }
 }

@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { MISSING_ID } from '../support/fixtures.js';
+import { createApp } from '../../src/app.factory.js';
 import { freePort } from '../../src/common/net.js';
+import { loadConfig } from '../../src/config/config.js';
 import { ensureBuilt, killAll, MAIN, spawnServer as start, type SpawnedServer as Server } from '../support/server-process.js';
 
 /**
@@ -333,5 +335,12 @@ describe('boot: the built server as a process', () => {
       timings.unreachable_database_exit_ms = elapsed;
       expect(elapsed).toBeLessThan(5_000);
     }, 30_000);
+  });
+});
+
+describe('createApp on a database that does not answer', () => {
+  it('rejects with the reason, for its caller to report, instead of ending the process', async () => {
+    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `postgres://reblog:x@127.0.0.1:${await freePort()}/reblog`, ADMIN_TOKEN: 'a-test-admin-token-123', LOG_LEVEL: 'silent' });
+    await expect(createApp({ config, databaseUrl: config.databaseUrl!, adminToken: 'a-test-admin-token-123' })).rejects.toThrow(/ECONNREFUSED/);
   });
 });

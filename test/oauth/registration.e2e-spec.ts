@@ -250,3 +250,22 @@ describe('POST /oauth/register: the per-IP limit', () => {
     expect((await register('203.0.113.8')).status).toBe(201);
   });
 });
+
+describe('POST /oauth/register: the per-IP limit when the peer is not a trusted proxy (TRUST_PROXY)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // The tests reach the server from loopback: trusting only 10.0.0.0/8 makes the peer an untrusted client.
+    t = await startTestApp({ OAUTH_IP_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '10.0.0.0/8' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('ignores the X-Forwarded-For a client writes itself: every address it claims shares its own bucket', async () => {
+    const register = (ip: string) => t.http.post('/oauth/register').set('X-Forwarded-For', ip).set('Content-Type', 'application/json').send(JSON.stringify(REAL_BODIES.claude));
+    expect((await register('203.0.113.7')).status).toBe(201);
+    expect((await register('203.0.113.8')).status).toBe(201);
+    expect((await register('203.0.113.9')).status).toBe(429);
+    expect((await register('198.51.100.1, 203.0.113.10')).status).toBe(429);
+  });
+});

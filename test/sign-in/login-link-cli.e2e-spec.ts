@@ -160,6 +160,14 @@ describe('the demo owner’s sign-in link and npm run login-link', () => {
     expect(res.stderr).toMatch(/start the server once \(npm start\)/);
   });
 
+  it('a DATABASE_URL nobody answers on: says it could not, in a sentence, and exits 1', async () => {
+    const port = await freePort();
+    const res = await loginLink(['owner@demo.test'], { DATABASE_URL: `postgres://reblog:x@127.0.0.1:${port}/reblog` });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^Could not make a sign-in link: .*ECONNREFUSED/m);
+    expect(res.stderr).not.toMatch(/ExceptionHandler|\n\s+at /);
+  });
+
   describe('with DATABASE_URL', () => {
     let t: TestApp;
     beforeAll(async () => {
