@@ -37,8 +37,10 @@ type Handler = (payload: string) => void;
 export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger(DatabaseNotifications.name);
   private readonly handlers = new Map<string, Set<Handler>>();
-  private readonly reconnectListeners = new Set<() => void>();
+  private readonly reconnectListeners = new Set<(since: Date) => void>();
   private client: pg.Client | null = null;
+  /** When the connection was last lost: notifications from then on may not have arrived. */
+  private lostAt = new Date();
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
 
@@ -74,8 +76,8 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     await run(this.db, NOTIFY, [channel, payload]);
   }
 
-  /** Called after the connection came back: notifications may have been missed. */
-  onReconnect(listener: () => void): () => void {
+  /** Called after the connection came back with the time it was lost: notifications since then may have been missed. */
+  onReconnect(listener: (since: Date) => void): () => void {
     this.reconnectListeners.add(listener);
     return () => this.reconnectListeners.delete(listener);
   }
@@ -105,13 +107,14 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     this.client = client;
     if (reconnecting) {
       this.log.log('Database notifications: listening again');
-      for (const listener of this.reconnectListeners) listener();
+      for (const listener of this.reconnectListeners) listener(this.lostAt);
     }
   }
 
   private lost(client: pg.Client, err?: Error): void {
     if (this.stopped || this.client !== client) return;
     this.client = null;
+    this.lostAt = new Date();
     this.log.warn(`Database notifications: the LISTEN connection dropped${err ? ` (${err.message})` : ''}; reconnecting`);
     client.end().catch(() => undefined);
     this.scheduleReconnect();

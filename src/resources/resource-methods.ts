@@ -29,6 +29,9 @@ interface Call {
  * where the credential could run `get_article` — and subscriptions kept in Postgres. Updates of a
  * watched article reach the session's GET stream on whichever instance holds it.
  */
+/** How much earlier than the lost connection the missed changes are looked for. */
+const CLOCK_SLACK_MS = 5_000;
+
 @Injectable()
 export class ResourceMethods {
   private readonly log = new Logger(ResourceMethods.name);
@@ -42,6 +45,11 @@ export class ResourceMethods {
   ) {
     notifications.subscribe(RESOURCES_CHANNEL, (articleId) => {
       this.updated(articleId).catch((err: Error) => this.log.warn(`Could not send resource updates of article ${articleId}: ${err.message}`));
+    });
+    // The changes made while this instance was not listening are found in the table instead (a few
+    // seconds early rather than late: the database's clock is not this one, and a spare update is harmless).
+    notifications.onReconnect((since) => {
+      this.changedSince(new Date(since.getTime() - CLOCK_SLACK_MS)).catch((err: Error) => this.log.warn(`Could not send the resource updates missed while not listening: ${err.message}`));
     });
   }
 
@@ -101,8 +109,16 @@ export class ResourceMethods {
    */
   private async updated(articleId: string): Promise<void> {
     const sessionIds = this.streams.sessionIds();
-    if (!sessionIds.length) return;
-    for (const { session_id, uri } of await this.subscriptions.watching(articleId, sessionIds)) {
+    if (sessionIds.length) await this.send(await this.subscriptions.watching(articleId, sessionIds));
+  }
+
+  private async changedSince(since: Date): Promise<void> {
+    const sessionIds = this.streams.sessionIds();
+    if (sessionIds.length) await this.send(await this.subscriptions.changedSince(sessionIds, since));
+  }
+
+  private async send(watched: { session_id: string; uri: string }[]): Promise<void> {
+    for (const { session_id, uri } of watched) {
       const principal = await this.streams.principal(session_id);
       if (principal === null) this.streams.close(session_id);
       if (!principal) continue;

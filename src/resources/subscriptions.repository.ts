@@ -22,6 +22,12 @@ const watching = sql<[articleId: string, sessionIds: string[]], { session_id: st
   'resource_subscriptions.watching',
   `SELECT session_id, uri FROM mcp_resource_subscriptions WHERE article_id = $1 AND session_id = ANY($2::text[])`,
 );
+// Every write of an article sets updated_at (a trash too); a row deleted outright has no article left.
+const changedSince = sql<[sessionIds: string[], since: Date], { session_id: string; uri: string }>(
+  'resource_subscriptions.changed_since',
+  `SELECT s.session_id, s.uri FROM mcp_resource_subscriptions s LEFT JOIN articles a ON a.id = s.article_id
+   WHERE s.session_id = ANY($1::text[]) AND s.article_id IS NOT NULL AND (a.id IS NULL OR a.updated_at >= $2)`,
+);
 
 /** `mcp_resource_subscriptions`: which session watches which URI. */
 @Injectable()
@@ -40,5 +46,10 @@ export class SubscriptionsRepository {
   /** The URIs of `sessionIds` that watch the article. */
   watching(articleId: string, sessionIds: string[]): Promise<{ session_id: string; uri: string }[]> {
     return rows(this.db, watching, [articleId, sessionIds]);
+  }
+
+  /** The URIs of `sessionIds` whose article changed at `since` or later. */
+  changedSince(sessionIds: string[], since: Date): Promise<{ session_id: string; uri: string }[]> {
+    return rows(this.db, changedSince, [sessionIds, since]);
   }
 }

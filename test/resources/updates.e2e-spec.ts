@@ -3,7 +3,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEEP_ALIVE_MS, SessionStreams } from '../../src/mcp/session-streams.js';
 import { articleHandleUri, articleUri } from '../../src/resources/resource-uris.js';
-import { startInstances, withClient, type TestDatabase } from '../support/database.js';
+import { eventually, startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { admin, createTenant, newKey, withRole, type Tenant } from '../support/fixtures.js';
 import { callOk, connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
@@ -279,6 +279,33 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
     const newest = await openStream(b, tenant.key, sessionId);
     await within(newer.ended, 5_000, 'the replaced stream end');
     newest.close();
+  });
+
+  it('sends the updates it missed while its LISTEN connection was cut once it listens again, and only those', async () => {
+    const { tenant, project, article, sessionId } = await setup();
+    const other = await callOk(a, tenant.key, 'create_article', { title: 'Also watched', body: 'Unchanged.' });
+    const stream = await openStream(a, tenant.key, sessionId);
+    const changed = articleUri(project, article.id);
+    const unchanged = articleUri(project, other.id);
+    for (const uri of [changed, unchanged]) expect(await inSession(a, tenant.key, sessionId, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+    // Written long enough ago to fall outside the few seconds of slack the catch-up allows for clocks.
+    await withClient(db.url, (c) => c.query(`UPDATE articles SET updated_at = now() - interval '1 minute' WHERE id = $1`, [other.id]));
+    await sleep(300);
+    stream.messages.length = 0;
+
+    const listeners = () =>
+      withClient(db.url, async (c) => (await c.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`)).rows.map((r) => r.pid as number));
+    const cut = await listeners();
+    expect(cut).toHaveLength(2);
+    await withClient(db.url, (c) => c.query(`SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid`, [cut]));
+    await eventually(listeners, (pids) => !pids.some((pid) => cut.includes(pid)), 5_000, 10);
+    // Changed while nobody listens (instances wait a second before listening again): the trigger's notification is lost.
+    await callOk(b, tenant.key, 'update_article', { id: article.id, version: article.version, body: 'Changed while A was not listening.' });
+    await eventually(listeners, (pids) => pids.length === 2, 5_000, 50);
+    await stream.next(updated(changed));
+    await sleep(300);
+    expect(stream.messages).toEqual([{ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: changed } }]);
+    stream.close();
   });
 
   it('closes its streams when the server stops, so the shutdown does not wait for them', async () => {
