@@ -45,13 +45,18 @@ type Notification = (call: NotificationCall) => Promise<void>;
 export const SERVER_NAME = 'reblog-mcp';
 export const SERVER_VERSION = readVersion();
 
-export const INSTRUCTIONS =
+const instructions = (resourceUse: string) =>
   'Reblog MCP server. Tools act on your articles and projects. ' +
   'Call list_projects to get project ids; when your credential reaches several projects, pass one as project_id. ' +
   'Writing tools may first answer status "setup_required" with questions: put them to the user, save the answers with configure_agent, then call the tool again. ' +
   'Long jobs (write_article, generate_image) return a job id when they outlive the call: poll get_job, list them with list_jobs, and stop one with cancel_job. ' +
-  'Your articles are also resources (reblog://projects/<project_id>/articles/<handle>, as markdown with their metadata; images as PNG), which you can read, attach and subscribe to. ' +
+  `Your articles are also resources (reblog://projects/<project_id>/articles/<handle>, as markdown with their metadata; images as PNG), which you can ${resourceUse}. ` +
   'Prompts offer writing workflows (draft_article, edit_for_tone, publish_checklist) with their arguments completed from your own projects and articles.';
+
+/** What initialize tells a 2025 client. */
+export const INSTRUCTIONS = instructions('read, attach and subscribe to');
+/** What server/discover tells a 2026-07-28 client, which has no resources/subscribe. */
+export const MODERN_INSTRUCTIONS = instructions('read and attach');
 
 /**
  * The methods of MCP 2026-07-28 this server serves, where the legacy table has them (plus
@@ -149,7 +154,7 @@ export class McpMethods {
     if (has('prompts/list')) capabilities.prompts = {};
     if (has('resources/list')) capabilities.resources = {};
     if (has('completion/complete')) capabilities.completions = {};
-    return { result: { supportedVersions: [...ALL_VERSIONS], capabilities, instructions: INSTRUCTIONS } };
+    return { result: { supportedVersions: [...ALL_VERSIONS], capabilities, instructions: MODERN_INSTRUCTIONS } };
   }
 
   private async initialize({ principal, params }: MethodCall): Promise<MethodResult> {

@@ -37,6 +37,8 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
         if (name in result.capabilities) expect([name, result.capabilities[name]]).toEqual([name, {}]);
       }
       expect(result.instructions).toMatch(/^Reblog MCP server\. Tools act on your articles and projects\./);
+      expect(result.instructions).toMatch(/resources .* which you can read and attach\./);
+      expect(result.instructions).not.toMatch(/subscribe/);
       expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: 'private' });
       // The unsupported-version error lists the same versions.
       const error = expectError(await modern(t, key, 2, 'server/discover', {}, { meta: meta({ [META_KEYS.protocolVersion]: 'v9' }), headers: { 'MCP-Protocol-Version': 'v9' } }), 400, -32022, 2);
