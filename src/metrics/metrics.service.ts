@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { TOOL_NAMES } from '../common/tool-names.js';
+import { collectStoppableDefaultMetrics } from './default-metrics.js';
 
 /** Methods that get their own label value; anything a client invents is counted as "other". */
 const KNOWN_METHODS = new Set([
@@ -33,8 +34,9 @@ export interface RequestSample {
  * a process in tests). Label values are normalised so a client cannot grow the series count.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnApplicationShutdown {
   readonly registry = new Registry();
+  private readonly stopDefaultMetrics: () => void;
 
   private readonly requests = new Counter({
     name: 'reblog_mcp_requests_total',
@@ -89,7 +91,12 @@ export class MetricsService {
 
   constructor() {
     this.rateLimitStoreUp.set(1);
-    collectDefaultMetrics({ register: this.registry, prefix: 'reblog_' });
+    this.stopDefaultMetrics = collectStoppableDefaultMetrics(this.registry, 'reblog_');
+  }
+
+  /** Stops the default metrics' event-loop and GC monitors (after the server has closed: no scrape is left to read them). */
+  onApplicationShutdown(): void {
+    this.stopDefaultMetrics();
   }
 
   /** Counts one answered /mcp request. */
