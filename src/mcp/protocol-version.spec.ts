@@ -74,7 +74,7 @@ describe('the era of a request', () => {
 describe('decorateModern', () => {
   const server = { name: 'reblog-mcp', version: '1.0.0' };
   it('adds resultType, the caching hints of the six cacheable results only, and serverInfo next to the handler\'s _meta', () => {
-    expect(decorateModern('tools/list', '{"tools":[]}', server)).toEqual({
+    expect(JSON.parse(decorateModern('tools/list', '{"tools":[]}', server))).toEqual({
       resultType: 'complete',
       tools: [],
       ttlMs: 60_000,
@@ -83,6 +83,13 @@ describe('decorateModern', () => {
     });
     expect(decorateModern('tools/call', { content: [], _meta: { k: 1 } }, server)).toEqual({ resultType: 'complete', content: [], _meta: { k: 1, 'io.modelcontextprotocol/serverInfo': server } });
     expect(decorateModern('resources/read', { contents: [] }, server)).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+  });
+
+  it('writes the fields around a serialised result without parsing it: the same JSON, in the same order, as from the object', () => {
+    const catalogue = '{"tools":[{"name":"list_projects","inputSchema":{"type":"object","properties":{}},"_meta":{"k":1}}]}';
+    const text = decorateModern('tools/list', catalogue, server);
+    expect(text).toBe(JSON.stringify(decorateModern('tools/list', JSON.parse(catalogue), server)));
+    expect(JSON.parse(decorateModern('prompts/list', '{}', server))).toEqual({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': server } });
   });
 
   it('keeps a result type the handler chose (input_required), without caching hints', () => {
