@@ -43,6 +43,12 @@ export interface ToolDefinition<Input extends ObjectSchema = ObjectSchema> {
   richBody?: boolean;
   /** Overrides the annotations derived from the verb. */
   annotations?: ToolAnnotations;
+  /**
+   * Whether a 2026-07-28 call may run as a task (tasks extension; 2025-11-25's `execution.taskSupport`):
+   * `optional` becomes a task when the request declares the extension and runs synchronously otherwise;
+   * `required` needs the extension (-32021 without it); `forbidden` (the default) always runs synchronously.
+   */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 /** What a tool's handler receives besides its arguments. */
