@@ -91,7 +91,8 @@ export class ToolDispatcher {
       if (err instanceof InputRequired) return { result: err.result, outcome: err.outcome, projectId };
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
-      this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      // A call stopped on purpose (cancelled task, client gone) is not a failure worth logging.
+      if (!signal.aborted) this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       throw new RpcError(RpcCode.InternalError, `Internal error while running ${name}; it is logged. Try again, or report it if it persists.`);
     }
   }
