@@ -18,7 +18,7 @@ import { ALL_VERSIONS, negotiate, type Era } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { SessionsService, type SessionInfo } from './sessions.service.js';
 import { ToolAccess } from './tool-access.js';
-import { ToolDispatcher } from './tool-dispatcher.js';
+import { DetachToTask, ToolDispatcher } from './tool-dispatcher.js';
 
 /** A notification from the client (no answer but 202). */
 export interface NotificationCall {
@@ -205,16 +205,25 @@ export class McpMethods {
     await this.cancellation.cancel(principal, requestKey(session.id, requestId));
   }
 
-  private callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
+  private async callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
     // 2026-07-28: a tool that supports tasks runs as one when the request declares the extension.
     const name = params !== null && typeof params === 'object' ? (params as { name?: unknown }).name : undefined;
-    const support = era === 'modern' && typeof name === 'string' ? (this.access.find(principal, name)?.definition.taskSupport ?? 'forbidden') : 'forbidden';
-    if (support !== 'forbidden') {
+    const definition = era === 'modern' && typeof name === 'string' ? this.access.find(principal, name)?.definition : undefined;
+    const support = definition?.taskSupport ?? 'forbidden';
+    if (definition && support !== 'forbidden') {
       if (declaresTasks(client.capabilities)) {
         const { _meta: _ignored, task: _hint, ...call } = params as Record<string, unknown>;
-        return this.tasks.start(principal, name as string, { params: call, capabilities: client.capabilities }, this.taskRunner(principal, client));
+        const start = () => this.tasks.start(principal, definition.name, { params: call, capabilities: client.capabilities }, this.taskRunner(principal, client));
+        if (!definition.asksBeforeTask) return start();
+        // It asks first (input_required rounds in this request), then becomes a task where it says so.
+        try {
+          return await this.tools.call({ principal, session, era, client, params, signal, stream, detachable: true });
+        } catch (err) {
+          if (err instanceof DetachToTask) return start();
+          throw err;
+        }
       }
-      if (support === 'required') throw tasksCapabilityMissing(`the tool ${name as string}, which only runs as a task,`);
+      if (support === 'required') throw tasksCapabilityMissing(`the tool ${definition.name}, which only runs as a task,`);
     }
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
     return this.tools.call({ principal, session, era, client, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });

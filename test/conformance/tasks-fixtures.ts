@@ -11,8 +11,8 @@ import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../..
 
 type Input = ToolDefinition['input'];
 
-function fixture<const I extends Input>(name: string, description: string, input: I, taskSupport: ToolDefinition['taskSupport']): ToolDefinition<I> {
-  return { name, title: name, description, input, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true }, taskSupport };
+function fixture<const I extends Input>(name: string, description: string, input: I, taskSupport: ToolDefinition['taskSupport'], asksBeforeTask?: boolean): ToolDefinition<I> {
+  return { name, title: name, description, input, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true }, taskSupport, ...(asksBeforeTask ? { asksBeforeTask } : {}) };
 }
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
@@ -105,4 +105,15 @@ export class MultiInputFixture {
   };
 }
 
-export const TASKS_FIXTURES = [GreetFixture, SlowComputeFixture, FailingJobFixture, ProtocolErrorJobFixture, ConfirmDeleteFixture, MultiInputFixture];
+@McpTool(fixture('test_tool_with_task', 'Tasks fixture (task required): asks for a name in the request (input_required), then runs as a task that greets it.', NO_ARGUMENTS, 'required', true))
+@Injectable()
+export class ToolWithTaskFixture {
+  run = async (_args: unknown, ctx: ToolContext) => {
+    const { user_name } = await ctx.ask({ user_name: form('What is your name?', { name: { type: 'string' } }) });
+    await ctx.detach();
+    await sleep(200, ctx.signal);
+    return text(`Hello, ${user_name?.action === 'accept' ? String(user_name.content?.name) : '(no name)'}, from a task!`);
+  };
+}
+
+export const TASKS_FIXTURES = [GreetFixture, SlowComputeFixture, FailingJobFixture, ProtocolErrorJobFixture, ConfirmDeleteFixture, MultiInputFixture, ToolWithTaskFixture];

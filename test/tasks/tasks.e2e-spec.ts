@@ -116,6 +116,19 @@ describe('tasks extension (2026-07-28)', () => {
     expect((await waitForTask(t, tenant.key, multi)).result.content[0].text).toBe('Name Ada, confirmed true.');
   });
 
+  it('input_required rounds in the request, then a task: the answer gathered before reaches the task', async () => {
+    const r1 = await callTool(t, tenant.key, 'test_tool_with_task');
+    expect(r1.result).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } }, requestState: expect.any(String) });
+    expect(r1.result).not.toHaveProperty('taskId');
+    const r2 = await modern(t, tenant.key, 'tools/call', { name: 'test_tool_with_task', arguments: {}, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } }, requestState: r1.result.requestState });
+    expect(r2.result).toMatchObject({ resultType: 'task', status: 'working' });
+    for (const key of ['requestState', 'inputRequests']) expect(r2.result).not.toHaveProperty(key);
+    const done = await waitForTask(t, tenant.key, r2.result.taskId);
+    expect(done.result.content[0].text).toBe('Hello, Alice, from a task!');
+    // Without the extension it cannot start (it requires a task).
+    expect((await callTool(t, tenant.key, 'test_tool_with_task', {}, WITHOUT_TASKS)).error.code).toBe(-32021);
+  });
+
   it('without the extension: tasks/* are -32021, an optional tool runs synchronously, a required one is -32021', async () => {
     const taskId = await createTask(t, tenant.key, 'slow_compute', { seconds: 0 });
     for (const [method, params] of [
