@@ -32,6 +32,11 @@ export interface AppConfig {
   sessionIdleTtlS: number;
   redisUrl?: string;
   syncBudgetMs: number;
+  /**
+   * How long a task (MCP tasks extension) stays `working` after its instance last renewed its lease;
+   * past it, the instance is taken to have stopped and the task is reported failed (TASK_LEASE_MS).
+   */
+  taskLeaseMs: number;
   /** How long the server waits for the client's answer to its `elicitation/create` or `sampling/createMessage` (CLIENT_REQUEST_TIMEOUT_MS). */
   clientRequestTimeoutMs: number;
   /**
@@ -223,6 +228,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sessionIdleTtlS: integer(env, 'SESSION_IDLE_TTL_S', 86_400, 1, 30 * 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
+    taskLeaseMs: integer(env, 'TASK_LEASE_MS', 30_000, 300, 600_000),
     clientRequestTimeoutMs: integer(env, 'CLIENT_REQUEST_TIMEOUT_MS', 180_000, 100, 3_600_000),
     requestStateSecret: stateSecret !== undefined ? Buffer.from(stateSecret, 'utf8') : randomBytes(32),
     requestStateSecretGenerated: stateSecret === undefined,

@@ -23,6 +23,7 @@ import { ActivityConsole1764800000000 } from './migrations/1764800000000-activit
 import { ResourceSubscriptions1764900000100 } from './migrations/1764900000100-resource-subscriptions.js';
 import { SessionCapabilities1764900000200 } from './migrations/1764900000200-session-capabilities.js';
 import { CompletionIndexes1764900000300 } from './migrations/1764900000300-completion-indexes.js';
+import { McpTasks1764900000400 } from './migrations/1764900000400-mcp-tasks.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   ResourceSubscriptions1764900000100,
   SessionCapabilities1764900000200,
   CompletionIndexes1764900000300,
+  McpTasks1764900000400,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */

@@ -23,6 +23,11 @@ export class CallStream {
     private readonly logLevel: LogLevel | null,
   ) {}
 
+  /** The stream of a call that no request waits for (a task's run): nothing it sends goes anywhere. */
+  static detached(): CallStream {
+    return new CallStream(null as unknown as Response, false, undefined, null);
+  }
+
   /** Whether the response has become an event stream (headers sent). */
   get opened(): boolean {
     return this.started;

@@ -5,7 +5,9 @@ import type { Principal } from '../auth/principal.js';
 import { CompletionsService } from '../completions/completions.service.js';
 import { PromptsService } from '../prompts/prompts.service.js';
 import { ResourceMethods } from '../resources/resource-methods.js';
-import type { CallStream } from './call-stream.js';
+import { declaresTasks, inputResponsesParam, taskIdParam, tasksCapabilityMissing, TASKS_EXTENSION } from '../tasks/task.js';
+import { TasksService, taskRequestKey, type TaskRunner } from '../tasks/tasks.service.js';
+import { CallStream } from './call-stream.js';
 import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities.js';
 import { InputRequired, InputRequests } from './input-requests.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
@@ -16,7 +18,7 @@ import { ALL_VERSIONS, negotiate, type Era } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { SessionsService, type SessionInfo } from './sessions.service.js';
 import { ToolAccess } from './tool-access.js';
-import { ToolDispatcher } from './tool-dispatcher.js';
+import { DetachToTask, ToolDispatcher } from './tool-dispatcher.js';
 
 /** A notification from the client (no answer but 202). */
 export interface NotificationCall {
@@ -62,7 +64,8 @@ export const MODERN_INSTRUCTIONS = instructions('read and attach');
  * The methods of MCP 2026-07-28 this server serves, where the legacy table has them (plus
  * `server/discover`, which only it has). Not in it, so HTTP 404 + -32601 in the modern era:
  * `initialize`, `ping`, `logging/setLevel`, `resources/subscribe` and `/unsubscribe` (removed from the
- * revision), and `subscriptions/listen` (not offered: discover advertises no listChanged or subscribe).
+ * revision), `subscriptions/listen` (not offered: discover advertises no listChanged or subscribe), and
+ * the tasks extension's removed `tasks/result` and `tasks/list`.
  */
 const MODERN_METHODS = ['tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete'];
 
@@ -90,6 +93,7 @@ export class McpMethods {
     private readonly completions: CompletionsService,
     private readonly resources: ResourceMethods,
     private readonly inputs: InputRequests,
+    private readonly tasks: TasksService,
   ) {
     this.table = new Map<string, Method>([
       ['initialize', (call) => this.initialize(call)],
@@ -110,6 +114,10 @@ export class McpMethods {
     this.modern = new Map<string, Method>([
       ['server/discover', () => this.discover()],
       ...MODERN_METHODS.filter((name) => this.table.has(name)).map((name) => [name, this.table.get(name)!] as const),
+      // The tasks extension (SEP-2663), for requests that declare it.
+      ['tasks/get', async (call) => ({ result: await this.tasks.get(call.principal, this.taskId('tasks/get', call)) })],
+      ['tasks/update', (call) => this.updateTask(call)],
+      ['tasks/cancel', (call) => this.cancelTask(call)],
     ]);
   }
 
@@ -154,6 +162,7 @@ export class McpMethods {
     if (has('prompts/list')) capabilities.prompts = {};
     if (has('resources/list')) capabilities.resources = {};
     if (has('completion/complete')) capabilities.completions = {};
+    if (has('tasks/get')) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return { result: { supportedVersions: [...ALL_VERSIONS], capabilities, instructions: MODERN_INSTRUCTIONS } };
   }
 
@@ -196,9 +205,54 @@ export class McpMethods {
     await this.cancellation.cancel(principal, requestKey(session.id, requestId));
   }
 
-  private callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
+  private async callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
+    // 2026-07-28: a tool that supports tasks runs as one when the request declares the extension.
+    const name = params !== null && typeof params === 'object' ? (params as { name?: unknown }).name : undefined;
+    const definition = era === 'modern' && typeof name === 'string' ? this.access.find(principal, name)?.definition : undefined;
+    const support = definition?.taskSupport ?? 'forbidden';
+    if (definition && support !== 'forbidden') {
+      if (declaresTasks(client.capabilities)) {
+        const { _meta: _ignored, task: _hint, ...call } = params as Record<string, unknown>;
+        const start = () => this.tasks.start(principal, definition.name, { params: call, capabilities: client.capabilities }, this.taskRunner(principal, client));
+        if (!definition.asksBeforeTask) return start();
+        // It asks first (input_required rounds in this request), then becomes a task where it says so.
+        try {
+          return await this.tools.call({ principal, session, era, client, params, signal, stream, detachable: true });
+        } catch (err) {
+          if (err instanceof DetachToTask) return start();
+          throw err;
+        }
+      }
+      if (support === 'required') throw tasksCapabilityMissing(`the tool ${definition.name}, which only runs as a task,`);
+    }
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
     return this.tools.call({ principal, session, era, client, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });
+  }
+
+  /** The taskId of a tasks/* request that declared the extension (-32021 otherwise, -32602 without a taskId). */
+  private taskId(method: string, { client, params }: MethodCall): string {
+    if (!declaresTasks(client.capabilities)) throw tasksCapabilityMissing(method);
+    return taskIdParam(method, params);
+  }
+
+  /** `tasks/update {taskId, inputResponses}`: answers to the task's questions; it resumes once all are in. */
+  private async updateTask(call: MethodCall): Promise<MethodResult> {
+    const taskId = this.taskId('tasks/update', call);
+    await this.tasks.update(call.principal, taskId, inputResponsesParam(call.params), this.taskRunner(call.principal, call.client));
+    return { result: {} };
+  }
+
+  /** `tasks/cancel {taskId}`: the task ends cancelled, its run stops wherever it runs, and so do the jobs it started. */
+  private async cancelTask(call: MethodCall): Promise<MethodResult> {
+    const taskId = this.taskId('tasks/cancel', call);
+    if (await this.tasks.cancel(call.principal, taskId)) await this.cancellation.cancel(call.principal, taskRequestKey(taskId));
+    return { result: {} };
+  }
+
+  /** Runs a task's tool call as a stateless 2026-07-28 call of the client that created the task. */
+  private taskRunner(principal: Principal, client: RequestClient): TaskRunner {
+    return ({ capabilities }, params, signal, requestKey) =>
+      this.tools.call({ principal, session: null, era: 'modern', client: { ...client, capabilities, logLevel: null }, params, signal, stream: CallStream.detached(), requestKey });
   }
 
   /** `prompts/get`; in the 2026-07-28 era a prompt that asks the client ends with `input_required` until answered. */

@@ -43,6 +43,17 @@ export interface ToolDefinition<Input extends ObjectSchema = ObjectSchema> {
   richBody?: boolean;
   /** Overrides the annotations derived from the verb. */
   annotations?: ToolAnnotations;
+  /**
+   * Whether a 2026-07-28 call may run as a task (tasks extension; 2025-11-25's `execution.taskSupport`):
+   * `optional` becomes a task when the request declares the extension and runs synchronously otherwise;
+   * `required` needs the extension (-32021 without it); `forbidden` (the default) always runs synchronously.
+   */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
+  /**
+   * With task support: the call first runs in its request, asking the client with input_required
+   * rounds, and becomes a task when the tool calls {@link ToolContext.detach} (MRTR, then a task).
+   */
+  asksBeforeTask?: boolean;
 }
 
 /** What a tool's handler receives besides its arguments. */
@@ -83,6 +94,12 @@ export interface ToolContext {
   elicit(params: ElicitParams): Promise<ElicitResult | null>;
   /** One `sampling/createMessage` ({@link ask} with the key `sampling`); null when it cannot be asked. */
   sample(params: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+  /**
+   * For a tool declared `asksBeforeTask`: from here on the call runs as a task (when the request
+   * declared the tasks extension); it runs again from the start as the task, its questions answered.
+   * Resolves at once otherwise (and in the task's own run).
+   */
+  detach(): Promise<void>;
   /** Whether this credential could run the tool `name` in {@link project} (scope, role, not disabled). */
   mayRun(name: string): boolean;
 }

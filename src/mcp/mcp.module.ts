@@ -22,12 +22,13 @@ import { SessionStreams } from './session-streams.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
+import { TasksModule } from '../tasks/tasks.module.js';
 import { ToolCatalogueModule } from './tool-catalogue.module.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 
 /** The protocol: transport, envelope, sessions, catalogue and dispatch. Tools live in their own modules. */
 @Module({
-  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, ResourcesModule, PromptsModule, CompletionsModule],
+  imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule, ResourcesModule, PromptsModule, CompletionsModule, TasksModule],
   controllers: [McpController],
   providers: [ToolDispatcher, McpMethods, InputRequests, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams, ResourceMethods],
   exports: [RequestCancellation],

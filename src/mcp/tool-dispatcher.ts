@@ -28,7 +28,12 @@ export interface ToolCallInput {
   /** The call's answer: progress, log messages and requests to the client go out on it. */
   stream: CallStream;
   requestKey?: string;
+  /** The call becomes a task if the tool calls `ctx.detach()`: it throws {@link DetachToTask}. */
+  detachable?: boolean;
 }
+
+/** A tool asked to run the rest of its call as a task (ToolContext.detach in a detachable call). Not an error. */
+export class DetachToTask {}
 
 /** `tools/call`: find the tool, route the project, guard and validate the arguments, run, shape the result. */
 @Injectable()
@@ -40,7 +45,7 @@ export class ToolDispatcher {
     private readonly inputs: InputRequests,
   ) {}
 
-  async call({ principal, session, era, client, params, signal, stream, requestKey }: ToolCallInput): Promise<MethodResult> {
+  async call({ principal, session, era, client, params, signal, stream, requestKey, detachable }: ToolCallInput): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
@@ -78,6 +83,9 @@ export class ToolDispatcher {
         canSample: asker.canAsk('sampling/createMessage'),
         elicit: async (request) => (await asker.ask({ elicitation: { method: 'elicitation/create', params: request } })).elicitation,
         sample: async (request) => (await asker.ask({ sampling: { method: 'sampling/createMessage', params: request } })).sampling,
+        detach: async () => {
+          if (detachable) throw new DetachToTask();
+        },
         mayRun: (other) => {
           const found = this.access.find(principal, other);
           return found !== undefined && project !== undefined && permits(project, found.definition);
@@ -89,9 +97,11 @@ export class ToolDispatcher {
     } catch (err) {
       // 2026-07-28: the tool needs the client's answers first; it runs again from the start on the retry.
       if (err instanceof InputRequired) return { result: err.result, outcome: err.outcome, projectId };
+      if (err instanceof DetachToTask) throw err;
       if (err instanceof DomainError) return fail(err.code, err.message, err.code === 'forbidden' ? 'denied' : 'tool_error', err.details);
       if (err instanceof RpcError) throw err;
-      this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      // A call stopped on purpose (cancelled task, client gone) is not a failure worth logging.
+      if (!signal.aborted) this.log.error(`Tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       throw new RpcError(RpcCode.InternalError, `Internal error while running ${name}; it is logged. Try again, or report it if it persists.`);
     }
   }

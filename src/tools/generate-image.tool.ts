@@ -28,6 +28,7 @@ const input = {
   role: 'editor',
   projectScoped: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  taskSupport: 'optional',
 })
 @Injectable()
 export class GenerateImageTool {

@@ -30,6 +30,8 @@ const NO_ARGUMENT_FIXTURES = [
   'test_input_required_result_tampered_state',
   'test_input_required_result_capabilities',
   'test_streaming_elicitation',
+  // The tasks extension's input_required-then-task fixture (tasks-fixtures.ts).
+  'test_tool_with_task',
 ];
 /** Fixtures taking one required string argument. */
 const ONE_ARGUMENT_FIXTURES: Record<string, string> = { test_sampling: 'prompt', test_elicitation: 'message' };

@@ -6,10 +6,11 @@ import { MRTR_FIXTURES } from './mrtr-fixtures.js';
 import { PROMPT_FIXTURES } from './prompt-fixtures.js';
 import { PROTOCOL_2026_FIXTURES } from './protocol-2026-fixtures.js';
 import { RESOURCE_FIXTURES } from './resource-fixtures.js';
+import { TASKS_FIXTURES } from './tasks-fixtures.js';
 
 /**
  * The official conformance suite's fixture tools (`test_*`), found by the catalogue like any tool.
  * Added to the app by the conformance entry point (main.ts here, run by `npm run conformance`).
  */
-@Module({ providers: [...CONFORMANCE_FIXTURES, ...PROMPT_FIXTURES, ...JSON_SCHEMA_FIXTURES, ...CLIENT_REQUEST_FIXTURES, ...RESOURCE_FIXTURES, ...PROTOCOL_2026_FIXTURES, ...MRTR_FIXTURES] })
+@Module({ providers: [...CONFORMANCE_FIXTURES, ...PROMPT_FIXTURES, ...JSON_SCHEMA_FIXTURES, ...CLIENT_REQUEST_FIXTURES, ...RESOURCE_FIXTURES, ...PROTOCOL_2026_FIXTURES, ...MRTR_FIXTURES, ...TASKS_FIXTURES] })
 export class ConformanceFixturesModule {}

@@ -29,12 +29,14 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
         prompts: ['prompts/list', {}],
         resources: ['resources/list', {}],
         completions: ['completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'x' } }],
+        // The tasks extension: tasks/get is served (-32021 here, the extension not declared), not 404.
+        extensions: ['tasks/get', {}],
       };
       expect(Object.keys(result.capabilities).filter((name) => !(name in probes))).toEqual([]);
       for (const [name, [method, params]] of Object.entries(probes)) {
         const probe = await modern(t, key, method, method, params);
         expect([name, name in result.capabilities]).toEqual([name, probe.status !== 404]);
-        if (name in result.capabilities) expect([name, result.capabilities[name]]).toEqual([name, {}]);
+        if (name in result.capabilities) expect([name, result.capabilities[name]]).toEqual([name, name === 'extensions' ? { 'io.modelcontextprotocol/tasks': {} } : {}]);
       }
       expect(result.instructions).toMatch(/^Reblog MCP server\. Tools act on your articles and projects\./);
       expect(result.instructions).toMatch(/resources .* which you can read and attach\./);

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from './test-app.js';
 export interface TestDatabase {
   url: string;
   /** A test app on this database, with `env` on top; closed by {@link drop}. */
-  app(env?: Record<string, string>): Promise<TestApp>;
+  app(env?: Record<string, string>, extraModules?: Parameters<typeof startTestApp>[1]): Promise<TestApp>;
   /** A built server process on this database, with `env` on top; stopped by {@link drop}. */
   server(env?: Record<string, string>): Promise<ServerProcess>;
   /** Closes every app and server started on it (the last first), then drops it. */
@@ -35,7 +35,7 @@ export async function createDatabase(): Promise<TestDatabase> {
   };
   return {
     url: url.toString(),
-    app: async (env = {}) => track(await startTestApp({ DATABASE_URL: url.toString(), ...env })),
+    app: async (env = {}, extraModules = []) => track(await startTestApp({ DATABASE_URL: url.toString(), ...env }, extraModules)),
     server: async (env = {}) => track(await startServer({ DATABASE_URL: url.toString(), ...env })),
     drop: async () => {
       for (const started of running.splice(0)) await started.close();
