@@ -86,11 +86,15 @@ export class ProtocolErrorJobFixture {
 
 const FILE_INPUT = { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] } as const;
 
+/** How many times confirm_delete got its answer, by filename (tests count the runs an answer resumes). */
+export const confirmDeleteAnswered = new Map<string, number>();
+
 @McpTool(fixture('confirm_delete', 'Tasks fixture: asks the user to confirm (elicitation), then answers.', FILE_INPUT, 'optional'))
 @Injectable()
 export class ConfirmDeleteFixture {
   run = async ({ filename }: { filename: string }, ctx: ToolContext) => {
     const { confirm } = await ctx.ask({ confirm: form(`Delete ${filename}?`, { confirm: { type: 'boolean' } }) });
+    confirmDeleteAnswered.set(filename, (confirmDeleteAnswered.get(filename) ?? 0) + 1);
     const yes = confirm?.action === 'accept' && confirm.content?.confirm === true;
     return text(yes ? `Deleted ${filename}.` : `Kept ${filename}.`);
   };

@@ -1,5 +1,5 @@
 import { ConformanceFixturesModule } from '../conformance/conformance-fixtures.module.js';
-import { slowComputeTicks } from '../conformance/tasks-fixtures.js';
+import { confirmDeleteAnswered, slowComputeTicks } from '../conformance/tasks-fixtures.js';
 import { createDatabase, type TestDatabase } from '../support/database.js';
 import { createTenant, ISO, newKey, withRole, type Tenant } from '../support/fixtures.js';
 import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
@@ -114,6 +114,18 @@ describe('tasks extension (2026-07-28)', () => {
     expect(Object.keys(one.inputRequests)).toEqual(['confirm']);
     await modern(t, tenant.key, 'tasks/update', { taskId: multi, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
     expect((await waitForTask(t, tenant.key, multi)).result.content[0].text).toBe('Name Ada, confirmed true.');
+  });
+
+  it('the same answers sent five times at once resume the call once', async () => {
+    const filename = `race-${Date.now()}.txt`;
+    const taskId = await createTask(t, tenant.key, 'confirm_delete', { filename });
+    expect((await waitForTask(t, tenant.key, taskId, (task) => task.status !== 'working')).status).toBe('input_required');
+    const answer = { confirm: { action: 'accept', content: { confirm: true } } };
+    const acks = await Promise.all(Array.from({ length: 5 }, () => modern(t, tenant.key, 'tasks/update', { taskId, inputResponses: answer })));
+    for (const ack of acks) expect(ack.result.resultType).toBe('complete');
+    expect((await waitForTask(t, tenant.key, taskId)).result.content[0].text).toBe(`Deleted ${filename}.`);
+    await sleep(300);
+    expect(confirmDeleteAnswered.get(filename)).toBe(1);
   });
 
   it('input_required rounds in the request, then a task: the answer gathered before reaches the task', async () => {
