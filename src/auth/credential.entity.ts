@@ -25,6 +25,8 @@ export class Credential {
   @Column('uuid', { nullable: true }) user_id: string | null;
   @Column('text', { nullable: true }) client_id: string | null;
   @Column('text', { nullable: true }) revoked_reason: RevokedReason | null;
+  /** The person who made it: in the console, or by consenting (an OAuth grant); null for the operator (admin token). */
+  @Column('uuid', { nullable: true }) created_by: string | null;
 }
 
 @Entity('credential_projects')

@@ -19,11 +19,11 @@ export interface PrincipalRow {
 }
 
 const INSERT = sql<
-  [id: string, accountId: string, type: CredentialType, name: string, secretHash: Buffer | null, secretPrefix: string, scopes: Scope[], expiresAt: Date | null, createdAt: Date, source: CredentialSource, userId: string | null, clientId: string | null]
+  [id: string, accountId: string, type: CredentialType, name: string, secretHash: Buffer | null, secretPrefix: string, scopes: Scope[], expiresAt: Date | null, createdAt: Date, source: CredentialSource, userId: string | null, clientId: string | null, createdBy: string | null]
 >(
   'credentials.insert',
-  `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at, source, user_id, client_id)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12)`,
+  `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at, source, user_id, client_id, created_by)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13)`,
 );
 
 const INSERT_LINKS = sql<[credentialId: string, accountId: string, projectIds: string[], roles: ProjectRole[]]>(
@@ -32,20 +32,22 @@ const INSERT_LINKS = sql<[credentialId: string, accountId: string, projectIds: s
    SELECT $1::uuid, project_id, $2::uuid, role FROM unnest($3::uuid[], $4::text[]) AS l(project_id, role)`,
 );
 
-/** A credential as the admin lists show it: an OAuth grant with its client's current name. */
-export type ListedCredential = Credential & { client_name: string | null };
+/** A credential as the admin lists show it: an OAuth grant with its client's current name, and its maker's email. */
+export type ListedCredential = Credential & { client_name: string | null; created_by_email: string | null };
 
 // An OAuth grant is shown under its client's name (a metadata document may rename it); the client
 // may be gone (deleted: its grants are revoked), then the name the grant was made with stays.
 const PAGE = sql<[accountId: string, type: CredentialType, limit: number], ListedCredential>(
   'credentials.page',
-  `SELECT c.*, oc.client_name FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id
+  `SELECT c.*, oc.client_name, maker.email AS created_by_email
+     FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id LEFT JOIN users maker ON maker.id = c.created_by
     WHERE c.account_id = $1 AND c.type = $2 ORDER BY c.id DESC LIMIT $3`,
 );
 
 const PAGE_AFTER = sql<[accountId: string, type: CredentialType, after: string, limit: number], ListedCredential>(
   'credentials.page_after',
-  `SELECT c.*, oc.client_name FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id
+  `SELECT c.*, oc.client_name, maker.email AS created_by_email
+     FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id LEFT JOIN users maker ON maker.id = c.created_by
     WHERE c.account_id = $1 AND c.type = $2 AND c.id < $3 ORDER BY c.id DESC LIMIT $4`,
 );
 
@@ -56,8 +58,8 @@ export type ConnectedGrant = ListedCredential & { client_redirect_uris: string[]
 // live ones first, newest first.
 const OAUTH_GRANTS = sql<[accountId: string, userId: string | null, limit: number], ConnectedGrant>(
   'credentials.oauth_grants',
-  `SELECT c.*, oc.client_name, oc.redirect_uris AS client_redirect_uris
-     FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id
+  `SELECT c.*, oc.client_name, oc.redirect_uris AS client_redirect_uris, maker.email AS created_by_email
+     FROM credentials c LEFT JOIN oauth_clients oc ON oc.id = c.client_id LEFT JOIN users maker ON maker.id = c.created_by
     WHERE c.account_id = $1 AND c.type = 'grant' AND c.source = 'oauth' AND ($2::uuid IS NULL OR c.user_id = $2)
     ORDER BY c.revoked_at IS NOT NULL, c.id DESC LIMIT $3`,
 );
@@ -116,7 +118,7 @@ export class CredentialsRepository {
   /** Inserts the credential and its project links. */
   async insert(credential: Credential, links: readonly CredentialProject[], db: Queryable = this.db): Promise<void> {
     const c = credential;
-    await run(db, INSERT, [c.id, c.account_id, c.type, c.name, c.secret_hash, c.secret_prefix, c.scopes, c.expires_at, c.created_at, c.source, c.user_id, c.client_id]);
+    await run(db, INSERT, [c.id, c.account_id, c.type, c.name, c.secret_hash, c.secret_prefix, c.scopes, c.expires_at, c.created_at, c.source, c.user_id, c.client_id, c.created_by]);
     if (links.length) await run(db, INSERT_LINKS, [c.id, c.account_id, links.map((l) => l.project_id), links.map((l) => l.role)]);
   }
 

@@ -8,7 +8,7 @@ import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
-import { CredentialsRepository, type ConnectedGrant, type ListedCredential } from './credentials.repository.js';
+import { CredentialsRepository, type ConnectedGrant } from './credentials.repository.js';
 import { PrincipalResolver } from './principal.resolver.js';
 import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
 
@@ -17,7 +17,12 @@ export interface CredentialInput {
   scopes: Scope[];
   projects: { project_id: string; role: ProjectRole }[];
   expiresInSeconds?: number;
+  /** The person making it (the console); absent: the operator, with the admin token. */
+  createdBy?: { id: string; email: string };
 }
+
+/** `created_by` of a credential the operator made with the admin token. */
+export const OPERATOR = 'operator';
 
 /** Who may revoke, and why: the console revokes within one account, a member only their own grants. */
 export interface RevokeScope {
@@ -47,6 +52,10 @@ export interface CredentialView {
   /** The OAuth client of the grant; null for admin-made credentials. */
   client_id: string | null;
   revoked_reason: RevokedReason | null;
+  /** Who made it: a user id (in the console, or consenting to an OAuth grant), or `"operator"` (the admin token). */
+  created_by: string;
+  /** That person's email; null for the operator, or a person since deleted. */
+  created_by_email: string | null;
 }
 
 /** API keys and grants: created with a secret shown once, listed without it, revoked at once. */
@@ -88,10 +97,11 @@ export class CredentialsService {
       user_id: null,
       client_id: null,
       revoked_reason: null,
+      created_by: input.createdBy?.id ?? null,
     };
     const links: CredentialProject[] = input.projects.map((p) => ({ credential_id: credential.id, project_id: p.project_id, account_id: accountId, role: p.role }));
     await this.db.transaction((tx) => this.credentials.insert(credential, links, tx));
-    return { view: view(credential, links), secret };
+    return { view: view({ ...credential, created_by_email: input.createdBy?.email ?? null }, links), secret };
   }
 
   async list(accountId: string, type: CredentialType, limit = 50, cursor?: string): Promise<Page<CredentialView>> {
@@ -130,7 +140,7 @@ export class CredentialsService {
  * What the admin API shows of a credential. An OAuth grant goes by its client's current name, and
  * has no expiry of its own: it lives while its client refreshes it.
  */
-function view(c: Credential | ListedCredential, links: CredentialProject[]): CredentialView {
+function view(c: Credential & { created_by_email: string | null; client_name?: string | null }, links: CredentialProject[]): CredentialView {
   const oauth = c.source === 'oauth';
   return {
     id: c.id,
@@ -146,5 +156,7 @@ function view(c: Credential | ListedCredential, links: CredentialProject[]): Cre
     user_id: c.user_id,
     client_id: c.client_id,
     revoked_reason: c.revoked_reason,
+    created_by: c.created_by ?? OPERATOR,
+    created_by_email: c.created_by_email,
   };
 }

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { OUTCOMES, type Outcome } from '../activity/activity-entry.entity.js';
+import { OPERATOR } from '../auth/credentials.service.js';
 import { ROLES, SCOPES, roleAtLeast } from '../common/tool-names.js';
 import type { Membership, ProjectRoleRow } from '../users/user.js';
 import { html, type Html } from '../web/html.js';
@@ -188,6 +189,7 @@ export function keysPage(res: Response, frame: Frame, data: ConsoleAccount & { k
 <td>${k.scopes.join(', ')}</td>
 <td>${projectList(k.projects, names)}</td>
 <td>${time(k.created_at)}</td>
+<td>${k.created_by === OPERATOR ? html`<span class="muted">the operator</span>` : (k.created_by_email ?? html`<span class="muted">a person since removed</span>`)}</td>
 <td>${time(k.last_used_at)}</td>
 <td>${k.revoked_at
       ? html`<span class="muted">Revoked ${time(k.revoked_at)}</span>`
@@ -198,7 +200,7 @@ export function keysPage(res: Response, frame: Frame, data: ConsoleAccount & { k
 ${notice(opts.done)}
 <p class="muted">A key lets a program call this account's MCP server with the scopes and project roles you give it. Its secret is shown once, when it is made.</p>
 ${data.keys.length
-    ? scrollTable('API keys', html`<table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`)
+    ? scrollTable('API keys', html`<table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`)
     : html`<p>No API key yet.</p>`}
 ${keyForm(data, frame.csrf, opts.form, opts.problem)}`;
   accountPage(res, frame, data, 'keys', 'API keys', body, opts.problem ? 400 : 200);

@@ -147,6 +147,7 @@ export class ConsoleService {
       name: parsed.name,
       scopes: parsed.scopes as Scope[],
       projects: parsed.projects.map((p) => ({ project_id: p.project_id, role: p.role as ProjectRole })),
+      createdBy: { id: user.id, email: user.email },
     });
     const command = `claude mcp add --transport http reblog ${this.config.publicUrl.replace(/\/+$/, '')}/mcp --header "Authorization: Bearer ${secret}"`;
     return { created: { key: view, secret, command } };

@@ -152,14 +152,18 @@ export class ConsoleMembersService {
   /**
    * A single-use sign-in link for a member, to hand over yourself; only where `link` sign-in is on
    * (else not_found, as a page that is not there). It comes back to this account after signing in.
+   * A link signs in the person everywhere they belong, so it is made only for a person whose every
+   * account the signed-in owner owns (else the 422 sentence: they sign in themselves); it names this
+   * account and the owner who made it.
    */
   async signInLink(user: User, accountId: string, userId: string): Promise<{ link: LoginLinkView; member: MemberData } | (Refused & { member: MemberData })> {
     if (!this.linksOn) throw DomainError.notFound('sign-in link', userId);
     const member = await this.member(user, accountId, userId);
     try {
-      return { link: await this.links.create(member.member.user_id, { return_to: accountPath(member.membership.account_id) }), member };
+      const madeBy = { accountId: member.membership.account_id, userId: user.id };
+      return { link: await this.links.create(member.member.user_id, { return_to: accountPath(member.membership.account_id), madeBy }), member };
     } catch (err) {
-      // A disabled person gets no link: the service says why.
+      // A disabled person, or one who belongs to other accounts, gets no link: the service says why.
       if (err instanceof DomainError && err.code === 'unprocessable') return { problem: err.message, status: 422, member };
       throw err;
     }

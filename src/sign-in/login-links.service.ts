@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import type { User } from '../users/user.js';
 import { UsersService } from '../users/users.service.js';
-import { LoginLinksRepository } from './login-links.repository.js';
+import { LoginLinksRepository, type LinkDescription, type LinkMaker } from './login-links.repository.js';
 import { safeReturnTo } from './return-to.js';
 
 export const LOGIN_LINK_PREFIX = 'rbl_';
@@ -19,8 +19,18 @@ export interface LoginLinkView {
   expires_at: Date;
 }
 
-/** Why a link did not sign in; each reason's sentence says the word (used, expired, unknown, disabled). */
-export type LinkRefusal = 'used' | 'expired' | 'unknown' | 'disabled';
+/**
+ * Why a link did not sign in; each reason's sentence says the word (used, expired, unknown, disabled;
+ * outreached: made in the console, its person now belongs to an account its maker does not own).
+ */
+export type LinkRefusal = 'used' | 'expired' | 'unknown' | 'disabled' | 'outreached';
+
+/** What a link is made with: how long it lives, where it leads, and, when made in the console, where and by whom. */
+export interface LinkOptions {
+  expires_in?: number;
+  return_to?: string;
+  madeBy?: LinkMaker;
+}
 
 /** A link that was refused, and why. */
 export class LinkRefused extends Error {
@@ -31,9 +41,10 @@ export class LinkRefused extends Error {
 }
 
 /**
- * Single-use sign-in links (spec/oauth.md "Sign-in", `link`): made by the operator for a person
- * (admin API, `npm run login-link`, the demo owner's on the first start), kept as the hash of their
- * random `rbl_` token, and consumed once by the sign-in form.
+ * Single-use sign-in links (README "Signing in"): made by the operator for anyone (admin API, `npm run
+ * login-link`, the demo owner's on the first start), or by an account owner in the console for a
+ * person whose every account that owner owns; kept as the hash of their random `rbl_` token, and
+ * consumed once by the sign-in form.
  */
 @Injectable()
 export class LoginLinksService {
@@ -43,36 +54,46 @@ export class LoginLinksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** A link for the user `userId`: 404 when unknown, 422 when disabled, 400 when `return_to` is not a path here. */
-  async create(userId: string, options: { expires_in?: number; return_to?: string } = {}): Promise<LoginLinkView> {
+  /**
+   * A link for the user `userId`: 404 when unknown, 422 when disabled, 400 when `return_to` is not a
+   * path here. With `madeBy` (the console), 422 too when the person belongs to an account that the
+   * owner who asks does not own: a link signs its person in everywhere they belong.
+   */
+  async create(userId: string, options: LinkOptions = {}): Promise<LoginLinkView> {
     return this.createFor(await this.users.get(userId), options);
   }
 
   /** A link for the person with this email (any case): 404 when there is none. */
-  async createForEmail(email: string, options: { expires_in?: number; return_to?: string } = {}): Promise<LoginLinkView & { user: User }> {
+  async createForEmail(email: string, options: LinkOptions = {}): Promise<LoginLinkView & { user: User }> {
     const user = await this.users.findByEmail(email.trim());
     if (!user) throw new DomainError('not_found', `No user has the email "${email}": add them first (POST /admin/v1/users).`);
     return { ...(await this.createFor(user, options)), user };
   }
 
-  /**
-   * Consumes the link of `token`, once: answers its person and its `return_to`. A used, expired or
-   * unknown token, or a disabled person, is a {@link LinkRefused} and consumes nothing.
-   */
   /** Deletes up to `limit` links expired for a day (the purge runs it in batches). */
   purge(limit: number): Promise<number> {
     return this.links.purge(limit);
   }
 
+  /** Whose sign-in the link of `token` is (and who made it where), while it would sign in; else null. Consumes nothing. */
+  describe(token: string): Promise<LinkDescription | null> {
+    return this.links.describe(hashSecret(token));
+  }
+
+  /**
+   * Consumes the link of `token`, once: answers its person and its `return_to`. A used, expired or
+   * unknown token, a disabled person, or a console link whose person now reaches further than its
+   * maker, is a {@link LinkRefused} and consumes nothing.
+   */
   async consume(token: string): Promise<{ userId: string; returnTo: string | null }> {
     const hash = hashSecret(token);
     const link = await this.links.consume(hash);
     if (link) return { userId: link.user_id, returnTo: link.return_to };
     const state = await this.links.state(hash);
-    throw new LinkRefused(!state ? 'unknown' : state.disabled ? 'disabled' : state.used ? 'used' : 'expired');
+    throw new LinkRefused(!state ? 'unknown' : state.disabled ? 'disabled' : state.used ? 'used' : state.expired ? 'expired' : 'outreached');
   }
 
-  private async createFor(user: User, { expires_in, return_to }: { expires_in?: number; return_to?: string }): Promise<LoginLinkView> {
+  private async createFor(user: User, { expires_in, return_to, madeBy }: LinkOptions): Promise<LoginLinkView> {
     if (user.disabled_at) {
       throw new DomainError('unprocessable', `User ${user.id} is disabled: enable them (PATCH /admin/v1/users/${user.id} {"disabled": false}) before making a sign-in link.`);
     }
@@ -82,7 +103,9 @@ export class LoginLinksService {
       throw new DomainError('validation_failed', `Invalid request: ${message}`, [message]);
     }
     const { secret, hash } = newSecret(LOGIN_LINK_PREFIX);
-    const expiresAt = await this.links.insert(hash, user.id, returnTo, expires_in ?? DEFAULT_LINK_TTL_S);
+    const ttl = expires_in ?? DEFAULT_LINK_TTL_S;
+    const expiresAt = madeBy ? await this.links.insertByOwner(hash, user.id, returnTo, ttl, madeBy) : await this.links.insert(hash, user.id, returnTo, ttl);
+    if (!expiresAt) throw new DomainError('unprocessable', `${user.email} belongs to other accounts: they sign in themselves, or ask your operator.`);
     const query = new URLSearchParams({ token: secret, ...(returnTo ? { return_to: returnTo } : {}) });
     return { url: `${this.config.publicUrl}/oauth/login?${query}`, token: secret, expires_at: expiresAt };
   }

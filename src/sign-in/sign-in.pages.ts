@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { LoginMethod } from '../config/config.js';
 import type { User } from '../users/user.js';
+import type { LinkDescription } from './login-links.repository.js';
 import { html, type Html } from '../web/html.js';
 import { sendPage } from '../web/page.js';
 
@@ -12,6 +13,8 @@ export interface SignInPageModel {
   csrf: string;
   /** A link's token: the page shows one Sign in button for it; without one, a field to paste the link into. */
   token?: string | null;
+  /** Whose sign-in the token is (and who made it where), when it would sign in. */
+  link?: LinkDescription | null;
   returnTo?: string | null;
   /** The sentence saying why the last attempt failed. */
   error?: string | null;
@@ -33,16 +36,18 @@ function oidcStart(returnTo: string | null | undefined): string {
 
 /** The sign-in page of the enabled methods: the link's button or field, the identity provider's button. */
 export function signInPage(res: Response, model: SignInPageModel): void {
-  const { methods, csrf, token, returnTo, error, signedIn } = model;
+  const { methods, csrf, token, returnTo, error, signedIn, link: described } = model;
   const link = methods.includes('link');
   const oidc = methods.includes('oidc');
   const hidden = html`<input type="hidden" name="csrf" value="${csrf}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}`;
   let linkForm: Html | null = null;
   if (link && token) {
+    const maker = described?.made_by ? html` It was made by ${described.made_by}${described.account_name ? html` in the account “${described.account_name}”` : null}.` : null;
     linkForm = html`<form method="post" action="/oauth/login" class="panel">
+${described ? html`<p>This link signs in <strong>${described.email}</strong>.${maker} If you are not ${described.email}, do not use it.</p>` : null}
 <p>This sign-in link works once. Press the button to sign in.</p>
 <input type="hidden" name="token" value="${token}">${hidden}
-<div class="actions"><button type="submit">Sign in</button></div>
+<div class="actions"><button type="submit">${described ? `Sign in as ${described.email}` : 'Sign in'}</button></div>
 </form>`;
   } else if (link) {
     linkForm = html`<form method="post" action="/oauth/login" class="panel">

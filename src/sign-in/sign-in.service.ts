@@ -15,6 +15,7 @@ const REFUSALS: Record<LinkRefusal, string> = {
   expired: 'This sign-in link has expired. Ask your operator for a new one.',
   unknown: 'This sign-in link is unknown: check that you pasted all of it, or ask your operator for a new one.',
   disabled: 'Your account is disabled: ask your operator.',
+  outreached: 'This sign-in link no longer works: its person now belongs to an account that the owner who made it does not own. Ask your operator for a link.',
 };
 const CROSS_SITE = 'This form was sent from another site, so it was refused. Open the sign-in page of this server and try again.';
 const STALE_FORM = 'This form has expired or was not opened in this browser. Try again from this page.';
@@ -57,7 +58,9 @@ export class SignInService {
     const token = typeof query.token === 'string' && query.token.length <= 200 ? query.token : null;
     if (session && !token) return signedInPage(res, { user: session.user, csrf: session.csrf, returnTo });
     if (this.proxyOnly) return gatewayPage(res);
-    signInPage(res, { methods: this.config.loginMethods, csrf: this.csrf.token(req, res), token, returnTo, signedIn: session?.user });
+    // Whose sign-in the link is, so that a person sent someone else's link sees it before pressing.
+    const link = token && this.config.loginMethods.includes('link') ? await this.links.describe(token) : null;
+    signInPage(res, { methods: this.config.loginMethods, csrf: this.csrf.token(req, res), token, link, returnTo, signedIn: session?.user });
   }
 
   /**

@@ -4,8 +4,8 @@ import { admin, ISO, MISSING_ID, newAccount, newProject, UUID } from '../support
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { call, expectError } from './admin-helpers.js';
 
-const KEY_CREATED = ['created_at', 'id', 'key', 'key_prefix', 'name', 'projects', 'scopes'];
-const KEY_LISTED = ['created_at', 'id', 'key_prefix', 'name', 'projects', 'revoked_at', 'scopes'];
+const KEY_CREATED = ['created_at', 'created_by', 'id', 'key', 'key_prefix', 'name', 'projects', 'scopes'];
+const KEY_LISTED = ['created_at', 'created_by', 'id', 'key_prefix', 'name', 'projects', 'revoked_at', 'scopes'];
 const GRANT_CREATED = ['access_token', 'client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_reason', 'scopes', 'source', 'user_id'];
 const GRANT_LISTED = ['client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_at', 'revoked_reason', 'scopes', 'source', 'token_prefix', 'user_id'];
 /** What every admin-made grant answers besides its own fields (oauth.md: grants carry their source, person and client). */
@@ -43,6 +43,8 @@ describe('admin API: API keys and grants', () => {
         scopes: ['read', 'write'],
         projects: expect.arrayContaining([{ project_id: projectA, role: 'editor' }, { project_id: projectB, role: 'viewer' }]),
         created_at: expect.stringMatching(ISO),
+        // Made with the admin token (console-made keys name their owner: test/console/sign-in-link-reach).
+        created_by: 'operator',
       });
       expect(res.body.projects).toHaveLength(2);
       expect(res.body.key.startsWith(res.body.key_prefix)).toBe(true);
@@ -64,6 +66,7 @@ describe('admin API: API keys and grants', () => {
         projects: [{ project_id: projectA, role: 'viewer' }],
         revoked_at: null,
         created_at: created.created_at,
+        created_by: 'operator',
       });
       for (const item of res.body.items) expect(item).not.toHaveProperty('key');
     });

@@ -120,7 +120,9 @@ describeWithChromium('console members in Chromium', () => {
     try {
       const them = await theirs.newPage();
       await them.goto(url);
-      await them.getByRole('button', { name: 'Sign in' }).click();
+      // The page says whose sign-in it is, and who made it.
+      expect(await them.locator('main').textContent()).toContain(`This link signs in ${newEmail}. It was made by ${owner.email}`);
+      await them.getByRole('button', { name: `Sign in as ${newEmail}` }).click();
       await them.waitForURL(`**/console/accounts/${accountId}`);
       const overview = await them.locator('main').textContent();
       expect(overview).toContain('Travel notes');
@@ -129,6 +131,26 @@ describeWithChromium('console members in Chromium', () => {
     } finally {
       await theirs.close();
     }
+  });
+
+  it("refuses a sign-in link for a person who owns another account (422, the sentence, no link): an owner cannot take over theirs", async () => {
+    // Bob owns account B. The owner adds him to this account, then asks for his link.
+    const other = await newAccountWithProjects(t, [{ name: 'Bob blog' }]);
+    const bob = await newUser(t, `bob-${Date.now()}@b.test`);
+    await addAccountMember(t, other.accountId, bob.id, 'owner');
+    await page.goto(`${t.baseUrl}/console/accounts/${accountId}/members`);
+    await page.getByLabel('Email').fill(bob.email);
+    await page.locator('#add-role').selectOption('member');
+    await page.getByRole('button', { name: 'Add person' }).click();
+    await page.waitForURL(`**/members?done=added`);
+    await page.getByRole('link', { name: bob.email }).click();
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/sign-in-link')), page.getByRole('button', { name: 'Make a sign-in link' }).click()]);
+    expect(answer.status()).toBe(422);
+    expect(await page.getByRole('alert').textContent()).toContain(`${bob.email} belongs to other accounts: they sign in themselves, or ask your operator.`);
+    expect(await page.locator('#sign-in-link').count()).toBe(0);
+    expect(await page.content()).not.toContain('rbl_');
+    await check('sign-in-link-refused');
+    await admin(t, 'delete', `/admin/v1/accounts/${accountId}/members/${bob.id}`, undefined, 204);
   });
 
   it("refuses removing the last owner with the service's sentence; removes a member", async () => {

@@ -17,7 +17,7 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
   });
 
   describe('GET /oauth/login?token=…', () => {
-    it('shows one Sign in button posting token, return_to and csrf to /oauth/login; no script; the CSP of the contract', async () => {
+    it('shows one "Sign in as <email>" button posting token, return_to and csrf to /oauth/login; no script; the CSP of the contract', async () => {
       const link = await newLink(t, person.id, { return_to: '/console/projects?x=1' });
       const res = await t.http.get(pathOf(link.url));
       expect(res.status).toBe(200);
@@ -28,7 +28,9 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.text).not.toMatch(/<script/i);
       expect(res.text.match(/<button/g)).toHaveLength(1);
-      expect(res.text).toMatch(/<button type="submit">Sign in<\/button>/);
+      // Whose sign-in it is, so that a person sent someone else's link sees it before pressing.
+      expect(res.text).toContain(`<button type="submit">Sign in as ${person.email}</button>`);
+      expect(res.text).toContain(`This link signs in <strong>${person.email}</strong>.`);
       expect(res.text).toContain('<form method="post" action="/oauth/login"');
       expect(field(res.text, 'token')).toBe(link.token);
       expect(field(res.text, 'return_to')).toBe('/console/projects?x=1');

@@ -147,6 +147,7 @@ export class TokensService {
         user_id: found.user_id,
         client_id: client.id,
         revoked_reason: null,
+        created_by: found.user_id,
       };
       const links: CredentialProject[] = found.projects.map((p) => ({ credential_id: grant.id, project_id: p.project_id, account_id: found.account_id, role: p.role }));
       await this.credentials.insert(grant, links, tx);
