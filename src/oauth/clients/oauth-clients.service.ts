@@ -112,9 +112,10 @@ export class OAuthClientsService {
   /**
    * A metadata-document client: the stored copy while it is fresh (its Cache-Control, 5 min to 24 h),
    * else fetched again; when that fails, the stored copy for up to 7 days after its last fetch. A
-   * fetch that fails is told in one sentence whatever the cause (the cause goes to the log), so
-   * the answer says nothing about the network the server sees; at most OAUTH_CIMD_MAX_CONCURRENT_FETCHES
-   * fetches run at once, past that a 503.
+   * fetch that fails is told in one sentence whatever the cause (the cause goes to the log, once a
+   * minute per host), so the answer says nothing about the network the server sees. A document that
+   * was fetched but cannot describe its client is told why. At most OAUTH_CIMD_MAX_CONCURRENT_FETCHES
+   * fetches run at once; past that, a 503.
    */
   private async resolveDocument(url: string): Promise<OAuthClient> {
     if (!this.config.oauth.clientMetadataDocuments) {
