@@ -21,7 +21,15 @@ describe('loadConfig: sign-in and OAuth settings', () => {
     expect(config.loginMethods).toEqual(['link']);
     expect(config.oidc).toBeUndefined();
     expect(config.authProxyUserHeader).toBe('x-forwarded-email');
-    expect(config.oauth).toEqual({ accessTokenTtlS: 3600, refreshTokenTtlS: 30 * 86_400, refreshReuseGraceS: 120, cimdAllowPrivateNetworks: false, ipRateLimitPerMinute: 60 });
+    expect(config.oauth).toEqual({
+      accessTokenTtlS: 3600,
+      refreshTokenTtlS: 30 * 86_400,
+      refreshReuseGraceS: 120,
+      clientMetadataDocuments: true,
+      cimdAllowPrivateNetworks: false,
+      cimdMaxConcurrentFetches: 16,
+      ipRateLimitPerMinute: 60,
+    });
     expect(config.demoOwnerEmail).toBe('owner@demo.test');
   });
 
@@ -64,6 +72,13 @@ describe('loadConfig: sign-in and OAuth settings', () => {
   it('OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true is refused in production', () => {
     expect(loadConfig({ OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true' }).oauth.cimdAllowPrivateNetworks).toBe(true);
     expect(() => loadConfig({ ...PRODUCTION, OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true' })).toThrow(/refused when NODE_ENV=production/);
+  });
+
+  it('OAUTH_CLIENT_METADATA_DOCUMENTS switches metadata documents off; OAUTH_CIMD_MAX_CONCURRENT_FETCHES is bounded', () => {
+    expect(loadConfig({ OAUTH_CLIENT_METADATA_DOCUMENTS: 'false' }).oauth.clientMetadataDocuments).toBe(false);
+    expect(() => loadConfig({ OAUTH_CLIENT_METADATA_DOCUMENTS: 'maybe' })).toThrow(/OAUTH_CLIENT_METADATA_DOCUMENTS/);
+    expect(loadConfig({ OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '2' }).oauth.cimdMaxConcurrentFetches).toBe(2);
+    expect(() => loadConfig({ OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '0' })).toThrow('OAUTH_CIMD_MAX_CONCURRENT_FETCHES must be a whole number from 1 to 1000; got "0".');
   });
 
   it('token lifetimes are bounded', () => {

@@ -86,9 +86,13 @@ export interface AppConfig {
     refreshTokenTtlS: number;
     /** How long a rotated refresh token may still be presented by a client refreshing in parallel (OAUTH_REFRESH_REUSE_GRACE_S). */
     refreshReuseGraceS: number;
+    /** Client ids that are https URLs (Client ID Metadata Documents) are accepted and advertised (OAUTH_CLIENT_METADATA_DOCUMENTS). */
+    clientMetadataDocuments: boolean;
     /** Client ID Metadata Documents may be fetched from private networks (OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS; refused in production). */
     cimdAllowPrivateNetworks: boolean;
-    /** Requests per minute per IP on /oauth/register, /oauth/token and /oauth/login, each (OAUTH_IP_RATE_LIMIT_PER_MINUTE). */
+    /** How many metadata documents this process fetches at once; past it, 503 (OAUTH_CIMD_MAX_CONCURRENT_FETCHES). */
+    cimdMaxConcurrentFetches: number;
+    /** Requests per minute per IP on /oauth/authorize, /oauth/register, /oauth/token and /oauth/login, each (OAUTH_IP_RATE_LIMIT_PER_MINUTE). */
     ipRateLimitPerMinute: number;
   };
 }
@@ -255,7 +259,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       accessTokenTtlS: integer(env, 'OAUTH_ACCESS_TOKEN_TTL_S', 3_600, 1, 86_400),
       refreshTokenTtlS: integer(env, 'OAUTH_REFRESH_TOKEN_TTL_S', 30 * 86_400, 60, 365 * 86_400),
       refreshReuseGraceS: integer(env, 'OAUTH_REFRESH_REUSE_GRACE_S', 120, 0, 3_600),
+      clientMetadataDocuments: bool(env, 'OAUTH_CLIENT_METADATA_DOCUMENTS', true),
       cimdAllowPrivateNetworks,
+      cimdMaxConcurrentFetches: integer(env, 'OAUTH_CIMD_MAX_CONCURRENT_FETCHES', 16, 1, 1_000),
       ipRateLimitPerMinute: integer(env, 'OAUTH_IP_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     },
   };

@@ -88,7 +88,8 @@ export class OAuthErrorFilter implements ExceptionFilter {
   catch(err: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const answer = oauthErrorAnswer(err);
-    if (answer.status >= 500) this.log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    // A 5xx the code chose (an OAuthError, such as 503 while metadata-document fetches are full) is an answer, not a fault.
+    if (answer.status >= 500 && !(err instanceof OAuthError)) this.log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     if (res.headersSent) return;
     res.status(answer.status).set(answer.headers).json(answer.body);
   }

@@ -6,12 +6,12 @@ import type { RateLimitStore } from './sliding-window.store.js';
 /** Injection token of the {@link RateLimitStore}: Redis when `REDIS_URL` is set, else this process. */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 
-export type IpBucket = 'register' | 'token' | 'login';
+export type IpBucket = 'authorize' | 'register' | 'token' | 'login';
 const MINUTE_MS = 60_000;
 
 /**
- * Per-IP limits of the unauthenticated OAuth endpoints (`/oauth/register`, `/oauth/token`,
- * `/oauth/login`): OAUTH_IP_RATE_LIMIT_PER_MINUTE each per sliding minute, in the same store as the
+ * Per-IP limits of the unauthenticated OAuth endpoints (`/oauth/authorize`, `/oauth/register`,
+ * `/oauth/token`, `/oauth/login`): OAUTH_IP_RATE_LIMIT_PER_MINUTE each per sliding minute, in the same store as the
  * /mcp limit (shared by every instance through Redis when REDIS_URL is set).
  */
 @Injectable()

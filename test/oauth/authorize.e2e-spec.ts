@@ -309,3 +309,27 @@ describe('GET /oauth/authorize', () => {
     });
   });
 });
+
+describe('GET /oauth/authorize: the per-IP limit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ OAUTH_IP_RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('over OAUTH_IP_RATE_LIMIT_PER_MINUTE from one address: a 429 page with Retry-After; another address, and the token endpoint, count apart', async () => {
+    const authorize = (ip: string) => t.http.get(`/oauth/authorize?${authorizeQuery({ response_type: 'code', client_id: 'nobody', redirect_uri: 'http://127.0.0.1/cb' })}`).set('X-Forwarded-For', ip);
+    for (let i = 0; i < 3; i++) expect((await authorize('203.0.113.7')).status).toBe(400);
+    const refused = await authorize('203.0.113.7');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.headers['content-type']).toMatch(/^text\/html/);
+    expect(refused.text).toContain('Too many connection requests came from your address');
+    expect((await authorize('203.0.113.8')).status).toBe(400);
+    const token = await t.http.post('/oauth/token').set('X-Forwarded-For', '203.0.113.7').type('form').send({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' });
+    expect(token.status).toBe(401);
+  });
+});

@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { hostname } from 'node:os';
 import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../src/oauth/clients/cimd-fetch.js';
 import { documentServer, jsonRoute, selfSignedCert } from '../support/oauth.js';
 
-// The metadata-document fetch on its own (spec/oauth.md "Clients"): it dials only loopback, over https
+// The metadata-document fetch on its own: it dials only loopback, over https
 // with a certificate made here and trusted through the `ca` option (NODE_EXTRA_CA_CERTS is read when a
 // process starts: test/oauth/cimd.e2e-spec.ts uses it with a server process of its own).
 describe('fetchClientMetadataDocument', () => {
@@ -71,20 +73,52 @@ describe('fetchClientMetadataDocument', () => {
   }, 15_000);
 
   describe('without OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS', () => {
-    it('a name resolving to loopback is refused before any connection', async () => {
-      server.routes.set('/ok.json', jsonRoute({}));
-      const connections = server.connections();
-      const err = await fetchClientMetadataDocument(server.url('/ok.json', 'localhost'), { allowPrivateNetworks: false, ca: tls.cert }).catch((e: unknown) => e);
+    // A plain TCP listener on 127.0.0.1 counts connections (not requests): a TLS ClientHello to a
+    // private port, or a refused connection, is already what a port scanner needs.
+    let listener: Server;
+    let connections = 0;
+    let port: number;
+    beforeAll(async () => {
+      listener = createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((done) => listener.listen(0, '127.0.0.1', done));
+      port = (listener.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((done) => listener.close(() => done())));
+
+    // Every spelling of this machine (and two private networks, never dialled: the check comes first).
+    const LITERALS = ['127.0.0.1', '127.1', '0x7f.1', '2130706433', '127.255.255.254', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '0.0.0.0', '[::]', '[::ffff:0.0.0.0]', '10.0.0.1', '192.168.1.1'];
+
+    it.each(LITERALS)('%s: refused before any socket is opened', async (host) => {
+      const err = await fetchClientMetadataDocument(`https://${host}:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CimdFetchError);
-      expect((err as Error).message).toMatch(/localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
-      expect(server.connections()).toBe(connections);
+      expect((err as Error).message).toMatch(/^\S+ is not a public address$/);
+      expect(connections).toBe(0);
     });
 
-    it('an address literal is checked on the address actually connected: refused before a byte of the request is sent', async () => {
-      const requests = server.requests.length;
-      await expect(fetchClientMetadataDocument(server.url('/ok.json'), { allowPrivateNetworks: false, ca: tls.cert })).rejects.toThrow(/server is at 127\.0\.0\.1, which is not a public address/);
-      await expect(fetchClientMetadataDocument(server.url('/ok.json', '[::ffff:127.0.0.1]'), { allowPrivateNetworks: false, ca: tls.cert })).rejects.toThrow(/not a public address/);
-      expect(server.requests.length).toBe(requests);
+    it('a name resolving to loopback (localhost) is refused before any socket is opened', async () => {
+      const err = await fetchClientMetadataDocument(`https://localhost:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CimdFetchError);
+      expect((err as Error).message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
+      // This machine's own name, which /etc/hosts may map to loopback too (or nothing resolves it).
+      await expect(fetchClientMetadataDocument(`https://${hostname()}:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toBeInstanceOf(CimdFetchError);
+      expect(connections).toBe(0);
+    });
+
+    it('forty fetches at once, every form: not one connection', async () => {
+      const hosts = [...LITERALS, 'localhost'];
+      const fetches = Array.from({ length: 40 }, (_, i) => fetchClientMetadataDocument(`https://${hosts[i % hosts.length]}:${port}/doc-${i}.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e));
+      const errors = await Promise.all(fetches);
+      expect(errors.every((e) => e instanceof CimdFetchError && /not a public address/.test(e.message))).toBe(true);
+      expect(connections).toBe(0);
+    });
+
+    it('the same listener is reached when private networks are allowed (the count works)', async () => {
+      await expect(fetchClientMetadataDocument(`https://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow(/could not be fetched/);
+      expect(connections).toBe(1);
+      connections = 0;
     });
   });
 });

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { withClient } from '../support/database.js';
 import { admin } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
@@ -15,16 +16,16 @@ import {
   selfSignedCert,
   tokenRequest,
 } from '../support/oauth.js';
+import { freePort } from '../../src/common/net.js';
 import { killAll, startServer, type ServerProcess } from '../support/server-process.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Clients": Client ID Metadata Documents. The fetch dials only loopback, over https
+// Client ID Metadata Documents (README.md, "Connect by OAuth"). The fetch dials only loopback, over https
 // with a certificate made here. A process trusts it through NODE_EXTRA_CA_CERTS, which Node reads when
 // it starts, so the flow runs against a server process started with it (and with
 // OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true, loopback being private): the production code path exactly,
 // with no test hook in the server. The refusals without that setting run in this process's app.
 
-const DOC_PATH = '/oauth/client-metadata.json';
 const document = (url: string, extra: Record<string, unknown> = {}) => ({
   client_id: url,
   client_name: 'Claude Code',
@@ -47,37 +48,76 @@ afterAll(async () => {
   if (tls) rmSync(tls.dir, { recursive: true, force: true });
 });
 
+/** The one sentence a client is told when its document could not be fetched, whatever the cause. */
+const NOT_FETCHED = (url: string) => `The client_id "${url}" cannot be used: its client metadata document could not be fetched.`;
+/** What a port scanner would read: an address, a refused connection, a TLS or HTTP detail. */
+const DETAIL = /public address|resolves to|server is at|ECONNREFUSED|ECONNRESET|socket|TLS|certificate|answered|within 5 s|not JSON/i;
+
+/** A plain TCP listener on 127.0.0.1 counting connections (not requests); `hold` keeps them open, unanswered. */
+async function countingListener(hold = false) {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    if (!hold) return socket.destroy();
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    /** Ends every held connection: the fetches on them fail at once. */
+    release: () => sockets.forEach((s) => s.destroy()),
+    close: () => new Promise<void>((done) => (sockets.forEach((s) => s.destroy()), server.close(() => done()))),
+  };
+}
+
 describe('metadata documents without OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS', () => {
   let t: TestApp;
   let person: Awaited<ReturnType<typeof consentingPerson>>;
+  let listener: Awaited<ReturnType<typeof countingListener>>;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000', OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '100' });
     person = await consentingPerson(t, ['editor']);
+    listener = await countingListener();
   });
   afterAll(async () => {
+    await listener?.close();
     await t?.close();
   });
 
   const authorize = (clientId: string) => openConsent(t, person.session, authorizeParams({ client_id: clientId, redirect_uris: ['http://127.0.0.1:5555/callback'] }, pkcePair()));
 
-  it('a document on a loopback address is refused (400 page, no redirect), and not a byte of the request reaches it', async () => {
-    const url = docs.url(DOC_PATH);
-    docs.routes.set(DOC_PATH, jsonRoute(document(url)));
-    const requests = docs.requests.length;
-    const page = await authorize(url);
-    expect(page.status).toBe(400);
-    expect(page.headers.location).toBeUndefined();
-    expect(page.text).toContain('is not a public address');
-    expect(docs.requests.length).toBe(requests);
+  it('forty authorize requests at once, with client ids on every spelling of a private address: no connection; the page says one sentence', async () => {
+    // The URL forms a client_id may take (WHATWG-normal: 127.1, 0x7f.1 and [::ffff:127.0.0.1] are
+    // spelt 127.0.0.1 and [::ffff:7f00:1] once normal), and a name that resolves to loopback.
+    const hosts = ['127.0.0.1', '[::1]', '[::ffff:7f00:1]', '0.0.0.0', '[::]', '10.0.0.1', '192.168.1.1', 'localhost'];
+    const ids = Array.from({ length: 40 }, (_, i) => `https://${hosts[i % hosts.length]}:${listener.port}/clients/${i}.json`);
+    const pages = await Promise.all(ids.map((id) => authorize(id)));
+    expect(listener.connections()).toBe(0);
+    for (const [i, page] of pages.entries()) {
+      expect({ id: ids[i], status: page.status, location: page.headers.location }).toEqual({ id: ids[i], status: 400, location: undefined });
+      expect(page.text).toContain('its client metadata document could not be fetched.');
+      expect(page.text).not.toMatch(DETAIL);
+    }
+    // Spellings that are not normal are refused as ids, before anything is resolved.
+    for (const host of ['127.1', '0x7f.1', '[::ffff:127.0.0.1]', '2130706433']) {
+      const page = await authorize(`https://${host}:${listener.port}/clients/x.json`);
+      expect(page.status).toBe(400);
+      expect(page.text).toContain('is not in its normal form');
+    }
+    expect(listener.connections()).toBe(0);
   });
 
-  it('a name resolving to loopback is refused before it is dialled', async () => {
-    const url = docs.url(DOC_PATH, 'localhost');
-    const connections = docs.connections();
-    const page = await authorize(url);
-    expect(page.status).toBe(400);
-    expect(page.text).toMatch(/localhost resolves to .*not a public address/);
-    expect(docs.connections()).toBe(connections);
+  it('the token endpoint answers 401 invalid_client with the same sentence, and connects nowhere either', async () => {
+    for (const host of ['127.0.0.1', '[::ffff:7f00:1]', '0.0.0.0', 'localhost']) {
+      const id = `https://${host}:${listener.port}/token-client.json`;
+      const res = await tokenRequest(t, { grant_type: 'authorization_code', code: 'x', code_verifier: 'v'.repeat(43), redirect_uri: 'http://127.0.0.1:5555/callback', client_id: id });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid_client', error_description: NOT_FETCHED(id) });
+    }
+    expect(listener.connections()).toBe(0);
   });
 
   it.each([
@@ -198,6 +238,41 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
     expect(page.text).toContain('<strong>Renamed</strong>');
   });
 
+  it('one sentence whatever made the fetch fail (closed port, a listener that hangs up, 404, not JSON), on the page and in invalid_client', async () => {
+    const hangsUp = await countingListener();
+    const closed = await freePort();
+    const notJson = `/clients/${Math.random().toString(36).slice(2)}.json`;
+    docs.routes.set(notJson, (_q, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>'));
+    const ids = [`https://127.0.0.1:${closed}/doc.json`, `https://127.0.0.1:${hangsUp.port}/doc.json`, docs.url('/clients/missing.json'), docs.url(notJson)];
+    try {
+      for (const id of ids) {
+        const page = await openConsent(t, person.session, params(id));
+        expect({ id, status: page.status }).toEqual({ id, status: 400 });
+        expect(page.text).toContain('its client metadata document could not be fetched.');
+        expect(page.text).not.toMatch(DETAIL);
+        const res = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: id });
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: 'invalid_client', error_description: NOT_FETCHED(id) });
+      }
+      expect(hangsUp.connections()).toBe(2);
+    } finally {
+      await hangsUp.close();
+    }
+  });
+
+  it('a failed fetch is logged as a warning with the host and the reason, once per host and minute', async () => {
+    const port = await freePort();
+    const onLoopback = (i: number) => `https://127.0.0.1:${port}/logged/${i}.json`;
+    for (let i = 0; i < 3; i++) expect((await openConsent(t, person.session, params(onLoopback(i)))).status).toBe(400);
+    expect((await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: onLoopback(3) })).status).toBe(401);
+    // Another host has a line of its own; once it is out, every line about the first host is too.
+    expect((await openConsent(t, person.session, params(`https://localhost:${port}/logged/0.json`))).status).toBe(400);
+    await server.waitFor(new RegExp(`document of a client on localhost:${port} could not be used`), 10_000);
+    const lines = server.output().split('\n').filter((line) => line.includes(`on 127.0.0.1:${port} could not be used`));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ level: 40, msg: expect.stringMatching(new RegExp(`127\\.0\\.0\\.1:${port}.*ECONNREFUSED`)) });
+  });
+
   it('served stale up to 7 days when fetching it again fails; refused after', async () => {
     const id = serve();
     expect((await openConsent(t, person.session, params(id))).status).toBe(200);
@@ -209,6 +284,92 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
     await sql(`UPDATE oauth_clients SET document_fetched_at = now() - interval '7 days 1 minute' WHERE id = $1`, [id]);
     const gone = await openConsent(t, person.session, params(id));
     expect(gone.status).toBe(400);
-    expect(gone.text).toContain('answered 503');
+    expect(gone.text).toContain('its client metadata document could not be fetched.');
+    expect(gone.text).not.toMatch(DETAIL);
+  });
+});
+
+describe('metadata-document fetches at once: OAUTH_CIMD_MAX_CONCURRENT_FETCHES', () => {
+  let t: TestApp;
+  let person: Awaited<ReturnType<typeof consentingPerson>>;
+  let slow: Awaited<ReturnType<typeof countingListener>>;
+  beforeAll(async () => {
+    // A listener on loopback that accepts and never answers holds a fetch open (private networks allowed here).
+    t = await startTestApp({ OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true', OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '2', OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000' });
+    person = await consentingPerson(t, ['editor']);
+    slow = await countingListener(true);
+  });
+  afterAll(async () => {
+    await slow?.close();
+    await t?.close();
+  });
+
+  const id = (name: string) => `https://127.0.0.1:${slow.port}/clients/${name}.json`;
+  const authorize = (clientId: string) => openConsent(t, person.session, authorizeParams({ client_id: clientId, redirect_uris: ['http://127.0.0.1:5555/callback'] }, pkcePair()));
+
+  it('past the cap: 503 with Retry-After, on the page and at the token endpoint; room again once the fetches end', async () => {
+    const held = [authorize(id('a')), authorize(id('b'))];
+    while (slow.connections() < 2) await new Promise((r) => setTimeout(r, 20));
+
+    const page = await authorize(id('c'));
+    expect(page.status).toBe(503);
+    expect(Number(page.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(page.text).toContain('Too many client metadata documents are being fetched right now');
+    const token = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: id('d') });
+    expect(token.status).toBe(503);
+    expect(Number(token.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(token.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringContaining('retry after') });
+
+    slow.release();
+    for (const ended of await Promise.all(held)) {
+      expect(ended.status).toBe(400);
+      expect(ended.text).toContain('its client metadata document could not be fetched.');
+    }
+    expect(slow.connections()).toBe(2);
+    // Room again: the next one is fetched (and hangs up like the others).
+    const next = authorize(id('e'));
+    while (slow.connections() < 3) await new Promise((r) => setTimeout(r, 20));
+    slow.release();
+    expect((await next).status).toBe(400);
+  });
+});
+
+describe('OAUTH_CLIENT_METADATA_DOCUMENTS=false', () => {
+  let t: TestApp;
+  let person: Awaited<ReturnType<typeof consentingPerson>>;
+  beforeAll(async () => {
+    t = await startTestApp({ OAUTH_CLIENT_METADATA_DOCUMENTS: 'false', OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true' });
+    person = await consentingPerson(t, ['editor']);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the metadata says client_id_metadata_document_supported: false, so clients register instead', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const res = await t.http.get(path);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ client_id_metadata_document_supported: false, registration_endpoint: `${t.baseUrl}/oauth/register` });
+    }
+  });
+
+  it('a URL client id is refused with a sentence saying so, on the page and at the token endpoint, and nothing is fetched', async () => {
+    const path = `/clients/${Math.random().toString(36).slice(2)}.json`;
+    const url = docs.url(path);
+    docs.routes.set(path, jsonRoute(document(url)));
+    const connections = docs.connections();
+    const page = await openConsent(t, person.session, authorizeParams({ client_id: url, redirect_uris: ['http://127.0.0.1:7777/callback'] }, pkcePair()));
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('this server does not accept those; the client can register itself instead (dynamic client registration).');
+    const token = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: url });
+    expect(token.status).toBe(401);
+    expect(token.body).toEqual({
+      error: 'invalid_client',
+      error_description: `The client_id "${url}" is a client metadata document URL, and this server does not accept those; the client can register itself instead (dynamic client registration).`,
+    });
+    expect(docs.connections()).toBe(connections);
+    // Registration works as ever.
+    const registered = await t.http.post('/oauth/register').set('Content-Type', 'application/json').send({ redirect_uris: ['http://127.0.0.1/callback'], client_name: 'Fallback' });
+    expect(registered.status).toBe(201);
   });
 });

@@ -14,7 +14,8 @@ import { OAuthClientsService, UnknownClientError } from '../clients/oauth-client
 import { formActionSource, isLoopbackRedirect, isPrivateUseRedirect, redirectDisplay, redirectUriRegistered } from '../clients/redirect-uris.js';
 import { CODE_CHALLENGE, canonicalResource, many, requestedScopes, single, withQuery } from './authorize-params.js';
 import { AuthorizationsRepository, type AuthorizationRequest } from './authorizations.repository.js';
-import type { ConsentView, PageOutcome } from './consent-page.js';
+import { OAuthError } from '../oauth-error.js';
+import { tryLaterPage, type ConsentView, type PageOutcome } from './consent-page.js';
 
 /** What the consent form carries back besides its fields: the headers that tell a cross-site post. */
 export interface ConsentHeaders {
@@ -64,6 +65,7 @@ export class AuthorizeService {
       client = await this.clients.resolve(clientId);
     } catch (err) {
       if (err instanceof UnknownClientError) return this.badRequest(err.message);
+      if (err instanceof OAuthError && err.status === 503) return tryLaterPage(503, err.message, Number(err.headers['Retry-After']));
       throw err;
     }
     if (!redirectUri) return this.badRequest(redirectUri === null ? 'redirect_uri is sent more than once.' : 'The request has no redirect_uri.');

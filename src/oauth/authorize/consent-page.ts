@@ -36,8 +36,13 @@ export interface ConsentView {
 /** What an authorize or consent request answers. */
 export type PageOutcome =
   | { kind: 'redirect'; location: string }
-  | { kind: 'error'; status: number; title: string; message: string; signedInAs?: string; back?: { href: string; label: string } }
+  | { kind: 'error'; status: number; title: string; message: string; signedInAs?: string; back?: { href: string; label: string }; headers?: Record<string, string> }
   | { kind: 'consent'; status: number; view: ConsentView };
+
+/** The page of a request refused for a while (429 over the per-IP limit, 503 when metadata-document fetches are full), with Retry-After. */
+export function tryLaterPage(status: 429 | 503, message: string, retryAfterS: number): PageOutcome {
+  return { kind: 'error', status, title: 'Try again in a moment', message, headers: { 'Retry-After': String(retryAfterS) } };
+}
 
 /** Sends an outcome: a 302, an error page, or the consent page. */
 export function sendOutcome(res: Response, outcome: PageOutcome): void {
@@ -46,6 +51,7 @@ export function sendOutcome(res: Response, outcome: PageOutcome): void {
     return;
   }
   if (outcome.kind === 'error') {
+    if (outcome.headers) res.set(outcome.headers);
     sendPage(res, {
       status: outcome.status,
       title: outcome.title,

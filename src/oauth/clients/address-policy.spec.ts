@@ -13,9 +13,9 @@ describe('isPublicAddress', () => {
     ['documentation and benchmarking', ['192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '2001:db8::1']],
     ['site-local (deprecated)', ['fec0::1']],
     ['IPv4-mapped IPv6 of private ones', ['::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:10.0.0.1', '::ffff:169.254.169.254', '::ffff:c0a8:101', '0:0:0:0:0:ffff:192.168.1.1']],
-    ['IPv4-compatible (deprecated) IPv6', ['::127.0.0.1', '::10.0.0.1', '::8.8.8.8']],
+    ['IPv4-compatible (deprecated) and IPv4-translated IPv6', ['::127.0.0.1', '::10.0.0.1', '::8.8.8.8', '::ffff:0:7f00:1', '::ffff:0:8.8.8.8']],
     ['NAT64 of private ones', ['64:ff9b::10.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::1']],
-    ['6to4 of private ones', ['2002:7f00:1::1', '2002:c0a8:101::1', '2002:a00:1::']],
+    ['6to4 of private ones', ['2002:7f00:1::1', '2002:c0a8:101::1', '2002:a00:1::', '2002::1', '2002:a9fe:a9fe::1']],
     ['Teredo', ['2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2']],
     ['not an address', ['', 'localhost', 'example.com', '1.2.3', '::g', '1:2:3:4:5:6:7:8:9', '1::2::3']],
   ])('%s: refused', (_what, addresses) => {

@@ -1,9 +1,11 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { ClientRequest } from 'node:http';
 import { request } from 'node:https';
-import type { LookupFunction, Socket } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress } from './address-policy.js';
 
-/** The limits of a metadata-document fetch (spec/oauth.md "Clients"). */
+/** The limits of a metadata-document fetch (README.md, "Connect by OAuth"). */
 export const CIMD_TIMEOUT_MS = 5_000;
 export const CIMD_MAX_BYTES = 5 * 1024;
 
@@ -22,96 +24,114 @@ export interface FetchedDocument {
   cacheControl: string | undefined;
 }
 
-/** Why a document could not be fetched, in a sentence for the error page. */
+/** Why a document could not be fetched, in words for the log (the client is told only that it could not be). */
 export class CimdFetchError extends Error {
   override name = 'CimdFetchError';
 }
 
-/**
- * Resolves like `dns.lookup`, but refuses a name with any address that is not public (a name that
- * resolves to both is a DNS-rebinding attempt as much as a misconfiguration).
- */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-    if (err) return callback(err, '', 0);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused || !addresses.length) {
-      const error = Object.assign(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), { code: 'EADDRNOTPUBLIC' });
-      return callback(error, '', 0);
-    }
-    if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+/** The addresses a host was checked at; the connection may go to these only. */
+type CheckedAddresses = { address: string; family: number }[];
 
 /**
- * Fetches a Client ID Metadata Document: https GET, a connection of its own (no agent: the address
- * checked is the one used), no redirect followed, the whole answer within `timeoutMs` (5 s) and at
- * most `maxBytes` (5 KiB), JSON. Unless private networks are allowed, the name must resolve to
- * public addresses only, and the address actually connected is checked again before a byte of the
- * request is sent (an IP-literal host is checked there).
+ * Resolves `hostname` (a URL's host: a name, or an IP literal in brackets or not) once and, unless
+ * private networks are allowed, refuses it when any of its addresses is not public (a name that
+ * resolves to both is a DNS-rebinding attempt as much as a misconfiguration). Nothing is dialled here.
+ */
+async function checkedAddresses(hostname: string, allowPrivateNetworks: boolean): Promise<CheckedAddresses> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family) {
+    if (!allowPrivateNetworks && !isPublicAddress(bare)) throw new CimdFetchError(`${bare} is not a public address`);
+    return [{ address: bare, family }];
+  }
+  let addresses: LookupAddress[];
+  try {
+    addresses = await dnsLookup(bare, { all: true });
+  } catch (err) {
+    throw new CimdFetchError(`${bare} could not be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!addresses.length) throw new CimdFetchError(`${bare} resolves to no address`);
+  const refused = allowPrivateNetworks ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+  if (refused) throw new CimdFetchError(`${bare} resolves to ${refused.address}, which is not a public address`);
+  return addresses;
+}
+
+/** A `lookup` for the connection that answers the checked addresses and never asks DNS a second time. */
+function pinnedLookup(addresses: CheckedAddresses): LookupFunction {
+  return (hostname, options, callback) => {
+    const fitting = options.family ? addresses.filter((a) => a.family === options.family) : addresses;
+    if (!fitting.length) return callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
+    if (options.all) (callback as unknown as (e: null, a: CheckedAddresses) => void)(null, fitting);
+    else callback(null, fitting[0].address, fitting[0].family);
+  };
+}
+
+/**
+ * Fetches a Client ID Metadata Document: https GET, a connection of its own (no agent), no redirect
+ * followed, the whole answer (name resolution included) within `timeoutMs` (5 s) and at most
+ * `maxBytes` (5 KiB), JSON. The host is resolved first and, unless private networks are allowed,
+ * every address it has must be public: only then is a socket opened, to the addresses checked
+ * (an IP-literal host is checked as it is, and dialled as it is).
  */
 export function fetchClientMetadataDocument(url: string, options: CimdFetchOptions): Promise<FetchedDocument> {
   const timeoutMs = options.timeoutMs ?? CIMD_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? CIMD_MAX_BYTES;
   return new Promise<FetchedDocument>((resolve, reject) => {
     let settled = false;
+    let req: ClientRequest | undefined;
     const finish = (err: CimdFetchError | null, document?: FetchedDocument) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      req?.destroy();
       if (err) reject(err);
       else resolve(document!);
     };
     const fail = (message: string) => finish(new CimdFetchError(message));
     const timer = setTimeout(() => fail(`no complete answer within ${timeoutMs / 1000} s`), timeoutMs);
 
-    const req = request(
-      url,
-      {
-        method: 'GET',
-        agent: false,
-        headers: { Accept: 'application/json', 'User-Agent': 'reblog-mcp (OAuth client metadata)' },
-        ...(options.allowPrivateNetworks ? {} : { lookup: publicOnlyLookup }),
-        ...(options.ca ? { ca: options.ca } : {}),
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          res.resume();
-          return fail(status >= 300 && status < 400 ? `it answered ${status} (redirects are not followed)` : `it answered ${status}`);
-        }
-        if (Number(res.headers['content-length']) > maxBytes) return fail(`it is larger than ${maxBytes} bytes`);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) return fail(`it is larger than ${maxBytes} bytes`);
-          chunks.push(chunk);
-        });
-        res.on('error', (err) => fail(err.message));
-        res.on('end', () => {
-          let body: unknown;
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            return fail('it is not JSON');
+    const send = (addresses: CheckedAddresses) => {
+      if (settled) return;
+      req = request(
+        url,
+        {
+          method: 'GET',
+          agent: false,
+          headers: { Accept: 'application/json', 'User-Agent': 'reblog-mcp (OAuth client metadata)' },
+          lookup: pinnedLookup(addresses),
+          ...(options.ca ? { ca: options.ca } : {}),
+        },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          if (status !== 200) {
+            res.resume();
+            return fail(status >= 300 && status < 400 ? `it answered ${status} (redirects are not followed)` : `it answered ${status}`);
           }
-          const cacheControl = res.headers['cache-control'];
-          finish(null, { body, cacheControl: Array.isArray(cacheControl) ? cacheControl.join(', ') : cacheControl });
-        });
-      },
-    );
-    req.on('socket', (socket: Socket) => {
-      // Connected: the peer is known and no byte of the request has gone out (it waits for the TLS handshake).
-      socket.once('connect', () => {
-        const address = socket.remoteAddress ?? '';
-        if (!options.allowPrivateNetworks && !isPublicAddress(address)) fail(`its server is at ${address}, which is not a public address`);
-      });
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => fail(err.code === 'EADDRNOTPUBLIC' ? err.message : `it could not be fetched (${err.message})`));
-    req.end();
+          if (Number(res.headers['content-length']) > maxBytes) return fail(`it is larger than ${maxBytes} bytes`);
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBytes) return fail(`it is larger than ${maxBytes} bytes`);
+            chunks.push(chunk);
+          });
+          res.on('error', (err) => fail(err.message));
+          res.on('end', () => {
+            let body: unknown;
+            try {
+              body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            } catch {
+              return fail('it is not JSON');
+            }
+            const cacheControl = res.headers['cache-control'];
+            finish(null, { body, cacheControl: Array.isArray(cacheControl) ? cacheControl.join(', ') : cacheControl });
+          });
+        },
+      );
+      req.on('error', (err: NodeJS.ErrnoException) => fail(`it could not be fetched (${err.message})`));
+      req.end();
+    };
+    checkedAddresses(new URL(url).hostname, options.allowPrivateNetworks).then(send, (err: CimdFetchError) => finish(err));
   });
 }
 

@@ -11,7 +11,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { Queryable } from '../../database/sql.js';
 import { OAuthError } from '../oauth-error.js';
 import { GrantsRepository } from '../tokens/grants.repository.js';
-import { documentFreshnessS, fetchClientMetadataDocument } from './cimd-fetch.js';
+import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from './cimd-fetch.js';
 import { checkClientMetadata, type ClientMetadata } from './client-metadata.js';
 import type { ClientSource, OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
@@ -32,9 +32,18 @@ export const CLIENT_SECRET_PREFIX = 'rbcs_';
 /** A document whose refetch fails is used this long after it was last fetched. */
 export const CIMD_STALE_MS = 7 * 86_400_000;
 
+/** How long a client is told to wait when too many documents are being fetched: one fetch's time limit. */
+export const CIMD_BUSY_RETRY_S = 5;
+const WARN_EVERY_MS = 60_000;
+
 /** A `client_id` that names no client this server knows or can fetch; the message says why. */
 export class UnknownClientError extends Error {
   override name = 'UnknownClientError';
+}
+
+/** A fetched document that cannot describe its client: the message finishes "its client metadata document …". */
+class DocumentError extends Error {
+  override name = 'DocumentError';
 }
 
 /** A registration request as the controller read it. */
@@ -55,6 +64,8 @@ export class OAuthClientsService {
   private readonly log = new Logger(OAuthClientsService.name);
   /** Fetches under way, by URL: requests arriving meanwhile share one. */
   private readonly fetching = new Map<string, Promise<OAuthClient>>();
+  /** When a failure was last logged, by host. */
+  private readonly warned = new Map<string, number>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -100,28 +111,51 @@ export class OAuthClientsService {
 
   /**
    * A metadata-document client: the stored copy while it is fresh (its Cache-Control, 5 min to 24 h),
-   * else fetched again; when that fails, the stored copy for up to 7 days after its last fetch.
+   * else fetched again; when that fails, the stored copy for up to 7 days after its last fetch. A
+   * fetch that fails is told in one sentence whatever the cause (the cause goes to the log, once a
+   * minute per host), so the answer says nothing about the network the server sees. A document that
+   * was fetched but cannot describe its client is told why. At most OAUTH_CIMD_MAX_CONCURRENT_FETCHES
+   * fetches run at once; past that, a 503.
    */
   private async resolveDocument(url: string): Promise<OAuthClient> {
+    if (!this.config.oauth.clientMetadataDocuments) {
+      throw new UnknownClientError(`The client_id "${url}" is a client metadata document URL, and this server does not accept those; the client can register itself instead (dynamic client registration).`);
+    }
     const problem = documentUrlProblem(url);
     if (problem) throw new UnknownClientError(`The client_id "${url}" is not a usable metadata document URL: ${problem}.`);
     const stored = await this.clients.find(url);
     if (stored && stored.source === 'cimd' && stored.document_fresh_until && new Date(stored.document_fresh_until).getTime() > Date.now()) return stored;
+    const fetchedAt = stored?.source === 'cimd' && stored.document_fetched_at ? new Date(stored.document_fetched_at).getTime() : 0;
+    const stale = fetchedAt > Date.now() - CIMD_STALE_MS ? stored : null;
     let pending = this.fetching.get(url);
     if (!pending) {
+      if (this.fetching.size >= this.config.oauth.cimdMaxConcurrentFetches) {
+        if (stale) return stale;
+        throw new OAuthError('temporarily_unavailable', `Too many client metadata documents are being fetched right now; retry after ${CIMD_BUSY_RETRY_S} s.`, 503, { 'Retry-After': String(CIMD_BUSY_RETRY_S) });
+      }
       pending = this.fetchDocument(url).finally(() => this.fetching.delete(url));
       this.fetching.set(url, pending);
     }
     try {
       return await pending;
     } catch (err) {
-      const fetchedAt = stored?.source === 'cimd' && stored.document_fetched_at ? new Date(stored.document_fetched_at).getTime() : 0;
-      if (fetchedAt > Date.now() - CIMD_STALE_MS) {
-        this.log.warn(`Using the stored metadata document of ${url}: fetching it again failed (${(err as Error).message}).`);
-        return stored!;
-      }
-      throw new UnknownClientError(`The client's metadata document at ${url} cannot be used: ${(err as Error).message}.`);
+      if (!(err instanceof CimdFetchError || err instanceof DocumentError)) throw err;
+      this.warnOnce(url, err, stale !== null);
+      if (stale) return stale;
+      if (err instanceof DocumentError) throw new UnknownClientError(`The client_id "${url}" cannot be used: its client metadata document ${err.message}.`);
+      throw new UnknownClientError(`The client_id "${url}" cannot be used: its client metadata document could not be fetched.`);
     }
+  }
+
+  /** Logs why a document could not be used, at most once a minute per host (a flood of ids on one host is one line a minute). */
+  private warnOnce(url: string, err: CimdFetchError | DocumentError, usingStored: boolean): void {
+    const host = new URL(url).host;
+    const now = Date.now();
+    if ((this.warned.get(host) ?? -Infinity) > now - WARN_EVERY_MS) return;
+    if (this.warned.size >= 1_000) for (const [h, at] of this.warned) if (at <= now - WARN_EVERY_MS) this.warned.delete(h);
+    this.warned.set(host, now);
+    const reason = err instanceof DocumentError ? `the document ${err.message}` : err.message;
+    this.log.warn(`The client metadata document of a client on ${host} could not be used (${url}): ${reason}${usingStored ? '; its stored copy is used' : ''}.`);
   }
 
   private async fetchDocument(url: string): Promise<OAuthClient> {
@@ -134,7 +168,7 @@ export class OAuthClientsService {
       metadata: { ...metadata },
       freshS: documentFreshnessS(cacheControl),
     });
-    if (!client) throw new Error('a registered client has this id');
+    if (!client) throw new DocumentError('has the id of a registered client');
     return client;
   }
 
@@ -207,15 +241,15 @@ function documentUrlProblem(url: string): string | null {
 
 /** A fetched document as a client: its own URL as client_id, no secret (auth method none), valid metadata. */
 function checkDocument(body: unknown, url: string): ClientMetadata {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('it is not a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DocumentError('is not a JSON object');
   const document = body as Record<string, unknown>;
-  if (document.client_id !== url) throw new Error(`its client_id ${JSON.stringify(document.client_id)} is not its own URL`);
+  if (document.client_id !== url) throw new DocumentError(`names client_id ${JSON.stringify(document.client_id)}, which is not its own URL`);
   const method = document.token_endpoint_auth_method;
-  if (method !== undefined && method !== null && method !== 'none') throw new Error(`its token_endpoint_auth_method is ${JSON.stringify(method)}; only none is accepted`);
-  if ('client_secret' in document) throw new Error('it carries a client_secret');
+  if (method !== undefined && method !== null && method !== 'none') throw new DocumentError(`has token_endpoint_auth_method ${JSON.stringify(method)}; only none is accepted`);
+  if ('client_secret' in document) throw new DocumentError('carries a client_secret');
   try {
     return checkClientMetadata(document);
   } catch (err) {
-    throw new Error(err instanceof OAuthError ? err.message.replace(/\.$/, '') : String(err));
+    throw new DocumentError(`is not valid client metadata: ${err instanceof OAuthError ? err.message.replace(/\.$/, '') : String(err)}`);
   }
 }

@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { OAuthErrorFilter } from '../oauth-error.js';
 
-/** OAuth 2.0 Protected Resource Metadata of /mcp (RFC 9728), as spec/oauth.md "Discovery" lists it. */
+/** OAuth 2.0 Protected Resource Metadata of /mcp (RFC 9728). */
 export function protectedResourceMetadata(publicUrl: string) {
   return {
     resource: `${publicUrl}/mcp`,
@@ -15,8 +15,12 @@ export function protectedResourceMetadata(publicUrl: string) {
   };
 }
 
-/** Authorization Server Metadata (RFC 8414); every URL is built on PUBLIC_URL, never on the request's Host. */
-export function authorizationServerMetadata(publicUrl: string) {
+/**
+ * Authorization Server Metadata (RFC 8414); every URL is built on PUBLIC_URL, never on the request's
+ * Host. Client metadata documents are advertised unless OAUTH_CLIENT_METADATA_DOCUMENTS=false: clients
+ * that see `false` register themselves instead.
+ */
+export function authorizationServerMetadata(publicUrl: string, clientMetadataDocuments: boolean) {
   return {
     issuer: publicUrl,
     authorization_endpoint: `${publicUrl}/oauth/authorize`,
@@ -28,7 +32,7 @@ export function authorizationServerMetadata(publicUrl: string) {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
     scopes_supported: [...SCOPES],
-    client_id_metadata_document_supported: true,
+    client_id_metadata_document_supported: clientMetadataDocuments,
     authorization_response_iss_parameter_supported: true,
   };
 }
@@ -43,7 +47,7 @@ export class WellKnownController {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.resource = protectedResourceMetadata(config.publicUrl);
-    this.server = authorizationServerMetadata(config.publicUrl);
+    this.server = authorizationServerMetadata(config.publicUrl, config.oauth.clientMetadataDocuments);
   }
 
   /** Both paths answer the same document: the 401 challenge names the first, RFC 9728 §3.1 derives the second from /mcp. */
