@@ -24,7 +24,7 @@ import { ResourceSubscriptions1764900000100 } from './migrations/1764900000100-r
 import { SessionCapabilities1764900000200 } from './migrations/1764900000200-session-capabilities.js';
 import { CompletionIndexes1764900000300 } from './migrations/1764900000300-completion-indexes.js';
 import { McpTasks1764900000400 } from './migrations/1764900000400-mcp-tasks.js';
-import { OauthRequestsPerSession1764900000610 } from './migrations/1764900000610-oauth-requests-per-session.js';
+import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -44,7 +44,7 @@ export const MIGRATIONS = [
   SessionCapabilities1764900000200,
   CompletionIndexes1764900000300,
   McpTasks1764900000400,
-  OauthRequestsPerSession1764900000610,
+  OauthRequestsPerSession1765000100000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */
