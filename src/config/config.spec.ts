@@ -1,3 +1,4 @@
+import proxyAddr from 'proxy-addr';
 import { loadConfig } from './config.js';
 
 const PRODUCTION = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-production-admin-token', REQUEST_STATE_SECRET: 's'.repeat(32) };
@@ -44,9 +45,9 @@ describe('loadConfig: sign-in and OAuth settings', () => {
     expect(loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'reblog' }).oidc).toEqual({ issuer: 'https://idp.example.com', clientId: 'reblog', clientSecret: undefined });
   });
 
-  it('TRUST_PROXY: private networks by default; false, true, a hop count or a list; a wrong entry is named', () => {
-    expect(loadConfig({}).trustProxy).toEqual(['loopback', 'linklocal', 'uniquelocal']);
-    expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+  it('TRUST_PROXY: loopback by default; false, true, a hop count or a list; a wrong entry is named', () => {
+    expect(loadConfig({}).trustProxy).toEqual(['loopback']);
+    expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toEqual(['loopback']);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
@@ -54,6 +55,17 @@ describe('loadConfig: sign-in and OAuth settings', () => {
     for (const bad of ['gateway', '10.0.0.0/33', 'yes', '-1']) {
       expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(`TRUST_PROXY must be false, true, a number of proxies, or a comma list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal; got "${bad}".`);
     }
+  });
+
+  it('TRUST_PROXY by default trusts a peer on this host only, not one elsewhere on a private network', () => {
+    // The setting as Express compiles it (proxy-addr); the addresses are only compared, never contacted.
+    const trusted = proxyAddr.compile(loadConfig({}).trustProxy as string[]);
+    for (const peer of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1']) expect([peer, trusted(peer, 0)]).toEqual([peer, true]);
+    for (const peer of ['10.1.2.3', '172.16.0.9', '192.168.7.8', '169.254.3.4', 'fd00::5', 'fe80::7', '::ffff:10.1.2.3', '203.0.113.7']) {
+      expect([peer, trusted(peer, 0)]).toEqual([peer, false]);
+    }
+    const gateway = proxyAddr.compile(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).trustProxy as string[]);
+    expect([gateway('10.1.2.3', 0), gateway('192.168.7.8', 0), gateway('127.0.0.1', 0)]).toEqual([true, false, false]);
   });
 
   it('proxy needs the trusted peers, as addresses or CIDR ranges, and trusts only those', () => {

@@ -77,6 +77,7 @@ export interface AppConfig {
   /**
    * Which peers' `X-Forwarded-For` names the client (TRUST_PROXY), as Express's `trust proxy` setting:
    * the client address is the nearest one a peer outside this set added. It keys the per-IP limits.
+   * Loopback only by default.
    */
   trustProxy: boolean | number | string[];
   oauth: {
@@ -267,9 +268,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
 }
 
-/** `10.0.0.0/8,127.0.0.1,::1/128` as a BlockList (a bare address is its own /32 or /128). */
-/** The gateway on a private network out of the box; a client on the internet cannot name itself. */
-const DEFAULT_TRUST_PROXY = ['loopback', 'linklocal', 'uniquelocal'];
+/**
+ * Only a gateway on this host out of the box. Trusting whole private ranges would let any client on
+ * the same network that reaches the server directly name itself in X-Forwarded-For, and so pick a
+ * fresh per-IP bucket at every request: a gateway elsewhere is named by its addresses (README).
+ */
+const DEFAULT_TRUST_PROXY = ['loopback'];
 
 function trustProxy(env: Env): boolean | number | string[] {
   const raw = (env.TRUST_PROXY ?? '').trim();
@@ -287,6 +291,7 @@ function trustProxy(env: Env): boolean | number | string[] {
   return entries;
 }
 
+/** `10.0.0.0/8,127.0.0.1,::1/128` as a BlockList (a bare address is its own /32 or /128). */
 function cidrs(entries: string[]): BlockList {
   const block = new BlockList();
   for (const entry of entries) {

@@ -25,6 +25,7 @@ import { SessionCapabilities1764900000200 } from './migrations/1764900000200-ses
 import { CompletionIndexes1764900000300 } from './migrations/1764900000300-completion-indexes.js';
 import { McpTasks1764900000400 } from './migrations/1764900000400-mcp-tasks.js';
 import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-console-accountability.js';
+import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   CompletionIndexes1764900000300,
   McpTasks1764900000400,
   ConsoleAccountability1765000000000,
+  OauthRequestsPerSession1765000100000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */

@@ -46,24 +46,33 @@ function allowed(endpoint: Endpoint): string {
 }
 
 /**
- * What every request under /oauth and /.well-known goes through before its route: the Host rule of
- * spec/mcp.md (OriginGuard's own check), then CORS for the metadata, token, registration and
- * revocation endpoints (`*`, no credentials; a preflight is answered here with 204), and
- * `Cache-Control: no-store` where tokens or secrets are answered.
+ * The headers every answer of an endpoint carries, errors included: `Cache-Control: no-store` where
+ * tokens or secrets are answered, and CORS (`*`, no credentials) where browser-based clients call.
+ * Set before anything can refuse the request; answers the endpoint, if the path is one.
+ */
+function setEndpointHeaders(req: Request, res: Response): Endpoint | undefined {
+  const endpoint = OAUTH_ENDPOINTS[pathOf(req)];
+  if (endpoint?.noStore) res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  if (endpoint?.cors) res.set({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'WWW-Authenticate, Retry-After' });
+  return endpoint;
+}
+
+/**
+ * What every request under /oauth and /.well-known goes through before its route: the endpoint's
+ * headers (no-store, CORS), the loopback Host rule of the /mcp endpoint (OriginGuard's own check),
+ * then a CORS preflight of the metadata, token, registration and revocation endpoints, answered
+ * here with 204.
  */
 @Injectable()
 export class OAuthEdgeMiddleware implements NestMiddleware {
   constructor(private readonly origins: OriginGuard) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
+    const endpoint = setEndpointHeaders(req, res);
     if (!this.origins.hostAllowed(req.headers.host)) {
       return sendOAuthError(res, new OAuthError('access_denied', `The Host header "${req.headers.host ?? ''}" is not allowed on this server.`, 403));
     }
-    const endpoint = OAUTH_ENDPOINTS[pathOf(req)];
-    if (endpoint?.noStore) res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    if (!endpoint?.cors) return next();
-    res.set({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'WWW-Authenticate, Retry-After' });
-    if (req.method !== 'OPTIONS') return next();
+    if (!endpoint?.cors || req.method !== 'OPTIONS') return next();
     res
       .status(204)
       .set({
@@ -101,8 +110,10 @@ export class OAuthFallback implements OnModuleInit {
       }
       sendOAuthError(res, new OAuthError('not_found', `Nothing is served at ${req.method} ${path}.`, 404));
     });
-    app.use(prefixes, (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    // The body parser's errors skip every middleware, OAuthEdgeMiddleware included: set its headers here.
+    app.use(prefixes, (err: unknown, req: Request, res: Response, next: NextFunction) => {
       if (res.headersSent) return next(err);
+      setEndpointHeaders(req, res);
       sendOAuthError(res, err);
     });
   }

@@ -7,13 +7,18 @@ export const MAX_RETURN_TO_LENGTH = 4096;
 // `/\tevil.test` or `/\evil.test` would become `//evil.test`, another host.
 const UNSAFE = /[\u0000-\u001f\u007f\\]/;
 
+// A path that starts `//` or `/\` is a network-path reference: a browser reads `//evil.test/x` as
+// another host. Checked on the normalised path too, since `/.//evil.test` or `/x/..//evil.test`
+// (dot segments, `%2e` included) become `//evil.test` once their dot segments are removed.
+const NETWORK_PATH = /^\/[/\\]/;
+
 /**
- * `value` as a path and query on this server (`/oauth/authorize?client_id=…`), or null when it is
- * anything else: an absolute URL, `//host`, `/\host`, a relative path, a control character. The
- * fragment is dropped.
+ * `value` as a normalised path and query on this server (`/oauth/authorize?client_id=…`), or null
+ * when it is anything else: an absolute URL, `//host`, `/\host`, a relative path, a control
+ * character, or a path that normalises to `//host`. The fragment is dropped.
  */
 export function safeReturnTo(value: unknown, publicUrl: string): string | null {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.length > MAX_RETURN_TO_LENGTH || UNSAFE.test(value)) {
+  if (typeof value !== 'string' || !value.startsWith('/') || NETWORK_PATH.test(value) || value.length > MAX_RETURN_TO_LENGTH || UNSAFE.test(value)) {
     return null;
   }
   const base = new URL(publicUrl);
@@ -23,7 +28,8 @@ export function safeReturnTo(value: unknown, publicUrl: string): string | null {
   } catch {
     return null;
   }
-  return url.origin === base.origin ? url.pathname + url.search : null;
+  const path = url.pathname + url.search;
+  return url.origin === base.origin && !NETWORK_PATH.test(path) ? path : null;
 }
 
 /** Where to go after signing in: `value` when it is a path on this server, else the console. */

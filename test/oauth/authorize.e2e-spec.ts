@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { hashSecret } from '../../src/auth/secrets.js';
+import { OPEN_REQUESTS_PER_SESSION } from '../../src/oauth/authorize/authorizations.repository.js';
 import { newAccountWithProjects } from '../support/fixtures.js';
-import { authorizeParams, authorizeQuery, newClient, openConsent, pkcePair, redirectParams } from '../support/oauth.js';
+import { approval, authorizeParams, authorizeQuery, newClient, openConsent, pkcePair, postConsent, redirectParams } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, signedIn } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -121,6 +122,26 @@ describe('GET /oauth/authorize', () => {
       const query = params();
       const res = await t.http.get(`/oauth/authorize?${authorizeQuery(query)}&scope=read&scope=write`).set('Cookie', session.cookie).redirects(0);
       expectRedirectError(res, 'invalid_request', query.state);
+    });
+
+    it('a state over 1 KiB (1025 bytes) is invalid_request, and nothing is stored', async () => {
+      const before = await requestCount();
+      for (const state of ['s'.repeat(1025), '\u00e9'.repeat(513)]) {
+        expect(Buffer.byteLength(state)).toBeGreaterThan(1024);
+        const res = await get(params({ state }));
+        expectRedirectError(res, 'invalid_request', state);
+        expect(redirectParams(res.headers.location).error_description).toMatch(/state.*1024 bytes/);
+      }
+      expect(await requestCount()).toBe(before);
+    });
+
+    it('a state of exactly 1 KiB is accepted, and kept as sent', async () => {
+      const state = 'x'.repeat(1022) + '\u00e9';
+      expect(Buffer.byteLength(state)).toBe(1024);
+      const page = await openConsent(t, session, params({ state }));
+      expect(page.status).toBe(200);
+      const [stored] = await t.app.get(DataSource).query(`SELECT state FROM oauth_requests WHERE id_hash = $1`, [hashSecret(page.requestId)]);
+      expect(stored.state).toBe(state);
     });
 
     it('without state, the redirect carries none', async () => {
@@ -297,6 +318,46 @@ describe('GET /oauth/authorize', () => {
       expect(page.status).toBe(403);
       expect(page.text).toContain('not a member of any account');
       expect(page.text).not.toContain('name="request_id"');
+    });
+
+    describe(`at most ${OPEN_REQUESTS_PER_SESSION} open requests per browser session`, () => {
+      const openOf = async (cookie: string) => {
+        const hash = hashSecret(cookie.slice(cookie.indexOf('=') + 1));
+        return (await t.app.get(DataSource).query(`SELECT id_hash FROM oauth_requests WHERE browser_session_hash = $1 AND used_at IS NULL`, [hash])).map((r: { id_hash: Buffer }) =>
+          r.id_hash.toString('hex'),
+        ) as string[];
+      };
+
+      it(`${OPEN_REQUESTS_PER_SESSION + 5} pages leave the newest ${OPEN_REQUESTS_PER_SESSION}: the oldest are gone, and their consent is a clean 403`, async () => {
+        expect(OPEN_REQUESTS_PER_SESSION).toBe(20);
+        const own = await signedIn(t, person.id);
+        const pages = [];
+        for (let i = 0; i < OPEN_REQUESTS_PER_SESSION + 5; i++) {
+          const page = await openConsent(t, own, params());
+          expect(page.status).toBe(200);
+          pages.push(page);
+        }
+        const open = await openOf(own.cookie);
+        expect(open.sort()).toEqual(pages.slice(5).map((p) => hashSecret(p.requestId).toString('hex')).sort());
+        // Another session's requests are not counted against this one.
+        expect((await openConsent(t, session, params())).status).toBe(200);
+        expect(await openOf(own.cookie)).toHaveLength(OPEN_REQUESTS_PER_SESSION);
+
+        const oldest = await postConsent(t, own, approval(pages[0], own, [{ project_id: acme.projectIds[0], role: 'editor' }], ['read']));
+        expect(oldest.status).toBe(403);
+        expect(oldest.headers.location).toBeUndefined();
+        expect(oldest.text).toMatch(/unknown, or newer ones/);
+        const kept = await postConsent(t, own, approval(pages[5], own, [{ project_id: acme.projectIds[0], role: 'editor' }], ['read']));
+        expect(kept.status).toBe(302);
+        expect(redirectParams(kept.headers.location).code).toEqual(expect.any(String));
+      });
+
+      it('many pages opened at once still leave at most the cap', async () => {
+        const own = await signedIn(t, person.id);
+        const pages = await Promise.all(Array.from({ length: OPEN_REQUESTS_PER_SESSION + 10 }, () => openConsent(t, own, params())));
+        expect(pages.map((p) => p.status)).toEqual(pages.map(() => 200));
+        expect(await openOf(own.cookie)).toHaveLength(OPEN_REQUESTS_PER_SESSION);
+      });
     });
 
     it('escapes every value from the client and the request', async () => {

@@ -156,6 +156,34 @@ describe('OAuth discovery', () => {
         expect(res.headers['cache-control']).toBe('no-store');
       }
     });
+
+    // The body parser refuses these before any route: its errors must still carry the endpoint's headers.
+    it.each([
+      ['malformed JSON', 'application/json', '{"redirect_uris": [', 400],
+      ['JSON that is not an object or array', 'application/json', '"redirect_uris"', 400],
+      ['a form that is not a form', 'application/x-www-form-urlencoded', '%', 400],
+      ['a content type that is neither JSON nor a form', 'text/plain', 'redirect_uris=x', 400],
+      ['a body over the server-wide 1 MiB', 'application/x-www-form-urlencoded', 'x=' + 'a'.repeat(1024 * 1024 + 10), 413],
+      ['a JSON body over the server-wide 1 MiB', 'application/json', JSON.stringify({ x: 'a'.repeat(1024 * 1024 + 10) }), 413],
+    ])('%s: the token, registration and revocation answers carry Cache-Control: no-store and CORS', async (_what, type, body, status) => {
+      for (const path of POST_ENDPOINTS) {
+        const res = await t.http.post(path).set('Content-Type', type).set('Origin', 'https://app.example.net').send(body);
+        expect({ path, status: res.status < 500, cacheControl: res.headers['cache-control'], cors: res.headers['access-control-allow-origin'] }).toEqual({
+          path,
+          status: true,
+          cacheControl: 'no-store',
+          cors: '*',
+        });
+        expect(res.body).toEqual({ error: expect.any(String), error_description: expect.any(String) });
+        if (status === 413 || type === 'application/json') expect(res.status).toBe(status);
+      }
+    });
+
+    it.each(POST_ENDPOINTS)('POST %s refused for its Host still carries Cache-Control: no-store', async (path) => {
+      const res = await t.http.post(path).set('Host', 'rebound.example:8080').type('form').send('grant_type=refresh_token');
+      expect(res.status).toBe(403);
+      expect(res.headers['cache-control']).toBe('no-store');
+    });
   });
 
   describe('CORS', () => {

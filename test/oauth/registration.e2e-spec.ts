@@ -5,6 +5,7 @@ import { OAuthPurgeService } from '../../src/oauth/oauth-purge.service.js';
 import { createTenant } from '../support/fixtures.js';
 import { newUser } from '../support/people.js';
 import { oauthGrant, REAL_BODIES } from '../support/oauth.js';
+import { requestFromPeer } from '../support/peer-request.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // spec/oauth.md "Clients": Dynamic Client Registration (RFC 7591), with the real bodies of the clients it names.
@@ -267,5 +268,37 @@ describe('POST /oauth/register: the per-IP limit when the peer is not a trusted 
     expect((await register('203.0.113.8')).status).toBe(201);
     expect((await register('203.0.113.9')).status).toBe(429);
     expect((await register('198.51.100.1, 203.0.113.10')).status).toBe(429);
+  });
+});
+
+describe('POST /oauth/register: the per-IP limit with the default TRUST_PROXY (loopback only)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ OAUTH_IP_RATE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const registerFrom = (peer: string, forwardedFor: string) =>
+    requestFromPeer(t, peer, {
+      method: 'POST',
+      path: '/oauth/register',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor },
+      body: JSON.stringify(REAL_BODIES.claude),
+    });
+
+  // A client on a private network reaching the server directly (not through the gateway) cannot
+  // pick a new bucket by writing a new X-Forwarded-For each time.
+  it.each(['10.1.2.3', '192.168.7.8', '172.16.0.9', '169.254.3.4', 'fd00::5', 'fe80::7', '::ffff:10.1.2.3'])('a peer at %s is the client: every address it claims shares its bucket', async (peer) => {
+    const statuses = [];
+    for (const claimed of ['203.0.113.7', '203.0.113.8', '203.0.113.9', '198.51.100.1, 203.0.113.10']) statuses.push((await registerFrom(peer, claimed)).status);
+    expect(statuses).toEqual([201, 201, 429, 429]);
+  });
+
+  it('a gateway on loopback still names the client: each client it names has its own bucket', async () => {
+    for (const claimed of ['203.0.113.20', '203.0.113.21', '203.0.113.22']) expect((await registerFrom('127.0.0.1', claimed)).status).toBe(201);
+    expect((await registerFrom('::1', '203.0.113.20')).status).toBe(201);
+    expect((await registerFrom('::1', '203.0.113.20')).status).toBe(429);
   });
 });

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { eventually, startInstances, type TestDatabase } from '../support/database.js';
 import { rpc } from '../support/mcp-client.js';
-import { connectByOAuth, consentingPerson, newClient, REAL_BODIES, tokenRequest } from '../support/oauth.js';
+import { authorizeCode, connectByOAuth, consentingPerson, newClient, REAL_BODIES, tokenRequest } from '../support/oauth.js';
 import type { TestApp } from '../support/test-app.js';
 
 // spec/oauth.md "Tokens": POST /oauth/revoke (RFC 7009), on two instances sharing one database.
@@ -78,6 +78,83 @@ describe('POST /oauth/revoke', () => {
     expect((await grantOf(pair.access_token)).revoked_at).toBeNull();
     expect((await revoke(a, { token: pair.access_token, client_id: claude.client_id, client_secret: claude.client_secret })).status).toBe(200);
     expect((await grantOf(pair.access_token)).revoked_reason).toBe('user');
+  });
+
+  describe('a confidential client authenticates as at the token endpoint, by its registered method (RFC 7009 §2.1)', () => {
+    const basicHeader = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const revokeBasic = (fields: Record<string, string>, id: string, secret: string) => a.http.post('/oauth/revoke').type('form').set('Authorization', basicHeader(id, secret)).send(fields);
+
+    /** 401 invalid_client, with the Basic challenge exactly when the request tried Basic, and the grant still live. */
+    async function expectRefused(res: { status: number; body: any; headers: Record<string, string> }, token: string, triedBasic: boolean) {
+      expect({ status: res.status, error: res.body.error, cacheControl: res.headers['cache-control'] }).toEqual({ status: 401, error: 'invalid_client', cacheControl: 'no-store' });
+      expect(res.body.error_description).toEqual(expect.any(String));
+      if (triedBasic) expect(res.headers['www-authenticate']).toMatch(/^Basic realm="reblog"/);
+      else expect(res.headers['www-authenticate']).toBeUndefined();
+      expect((await grantOf(token)).revoked_at).toBeNull();
+      expect((await rpc(a, token, PING)).status).toBe(200);
+    }
+
+    let post: { client_id: string; client_secret: string; redirect_uris: string[] };
+    let basic: Awaited<ReturnType<typeof newClient>>;
+    beforeAll(async () => {
+      post = (await a.http.post('/oauth/register').send(REAL_BODIES.claude)).body;
+      basic = await newClient(a, { auth: 'client_secret_basic' });
+    });
+    const connectBasic = async () => {
+      const c = await authorizeCode(a, { client: basic, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes: ['read'] });
+      const res = await tokenRequest(a, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }, { id: basic.client_id, secret: basic.client_secret! });
+      expect(res.status).toBe(200);
+      return res.body as { access_token: string; refresh_token: string };
+    };
+
+    it.each(['access_token', 'refresh_token'] as const)("its %s alone, with no client credentials: 401, nothing revoked", async (which) => {
+      const pair = await connect(post);
+      await expectRefused(await revoke(a, { token: pair[which] }), pair.access_token, false);
+    });
+
+    it('its client_id without the secret: 401, nothing revoked', async () => {
+      const pair = await connect(post);
+      await expectRefused(await revoke(a, { token: pair.access_token, client_id: post.client_id }), pair.access_token, false);
+      await expectRefused(await revoke(a, { token: pair.access_token, client_id: post.client_id, client_secret: '' }), pair.access_token, false);
+    });
+
+    it('a client_secret_post client sending its right secret in Basic: 401 with WWW-Authenticate: Basic, nothing revoked', async () => {
+      const pair = await connect(post);
+      await expectRefused(await revokeBasic({ token: pair.access_token }, post.client_id, post.client_secret), pair.access_token, true);
+      expect((await revoke(a, { token: pair.access_token, client_id: post.client_id, client_secret: post.client_secret })).status).toBe(200);
+      expect((await grantOf(pair.access_token)).revoked_reason).toBe('user');
+    });
+
+    it('a client_secret_basic client sending its right secret in the form: 401, nothing revoked; in Basic it revokes', async () => {
+      const pair = await connectBasic();
+      await expectRefused(await revoke(a, { token: pair.access_token, client_id: basic.client_id, client_secret: basic.client_secret! }), pair.access_token, false);
+      await expectRefused(await revoke(a, { token: pair.refresh_token }), pair.access_token, false);
+      await expectRefused(await revokeBasic({ token: pair.access_token }, basic.client_id, 'wrong'), pair.access_token, true);
+      const res = await revokeBasic({ token: pair.refresh_token }, basic.client_id, basic.client_secret!);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({});
+      expect((await grantOf(pair.access_token)).revoked_reason).toBe('user');
+    });
+
+    it("an authenticated confidential client naming another client's token: 200 {} and nothing revoked", async () => {
+      const pair = await connect();
+      expect((await revoke(a, { token: pair.access_token, client_id: post.client_id, client_secret: post.client_secret })).body).toEqual({});
+      expect((await grantOf(pair.access_token)).revoked_at).toBeNull();
+    });
+
+    it('an unknown client_id: 401 invalid_client, as at the token endpoint; nothing revoked', async () => {
+      const pair = await connect();
+      const res = await revoke(a, { token: pair.access_token, client_id: 'nobody' });
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 401, error: 'invalid_client' });
+      expect((await grantOf(pair.access_token)).revoked_at).toBeNull();
+    });
+
+    it('a public client sending a secret: 401, nothing revoked', async () => {
+      const pair = await connect();
+      const res = await revoke(a, { token: pair.access_token, client_id: client.client_id, client_secret: 'rbcs_made_up' });
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 401, error: 'invalid_client' });
+      expect((await grantOf(pair.access_token)).revoked_at).toBeNull();
+    });
   });
 
   it('no token: 400 invalid_request', async () => {

@@ -151,6 +151,15 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
       expect(byToken.headers.location).toBe('/console/');
     });
 
+    it.each(['/.//evil.example/phish', '/x/..//evil.example'])('a pasted link whose return_to normalises to //host (%j) → 303 /console/', async (returnTo) => {
+      const link = await newLink(t, person.id);
+      const page = await openSignIn(t, '/oauth/login');
+      const pasted = `${link.url}&return_to=${encodeURIComponent(returnTo)}`;
+      const res = await postSignIn(t, page, { token: pasted });
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe('/console/');
+    });
+
     it("the link's own return_to counts when the form has none", async () => {
       const link = await newLink(t, person.id, { return_to: '/console/stored' });
       const page = await openSignIn(t, '/oauth/login');
@@ -169,6 +178,10 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
       ['a relative path', 'console/x', '/console/'],
       ['javascript:', 'javascript:alert(1)', '/console/'],
       ['a fragment only', '#x', '/console/'],
+      ['a dot segment before //host', '/.//evil.example/phish', '/console/'],
+      ['a parent segment before //host', '/x/..//evil.example', '/console/'],
+      ['an encoded dot segment before //host', '/%2e%2e//evil.example', '/console/'],
+      ['dot segments that stay on this server', '/console/a/../b/./c', '/console/b/c'],
     ])('return_to %s (%j) → 303 %s', async (_case, returnTo, expected) => {
       const link = await newLink(t, person.id);
       const page = await openSignIn(t, '/oauth/login');
@@ -233,6 +246,15 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
       expect(field(res.text, 'csrf')).toBe(session.csrf);
       expect(res.text).toContain('<a class="button" href="/console/a">Continue</a>');
       expect(res.text).not.toMatch(/<script/i);
+    });
+
+    it.each(['/.//evil.example/phish', '/x/..//evil.example', '/%2e//evil.example'])('a return_to that normalises to //host (%j) gives no Continue link there', async (returnTo) => {
+      const session = await signedIn(t, person.id);
+      const res = await t.http.get(`/oauth/login?return_to=${encodeURIComponent(returnTo)}`).set('Cookie', session.cookie);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('You are signed in');
+      expect(res.text).not.toContain('evil.example');
+      expect(res.text).not.toMatch(/href="\/\//);
     });
 
     it('POST /oauth/logout with the csrf ends the session (its row) and clears the cookie', async () => {

@@ -43,14 +43,34 @@ export interface NewAuthorizationCode {
   projects: { project_id: string; role: ProjectRole }[];
 }
 
-/** How long a consent page may be answered, and a code exchanged (spec/oauth.md). */
+/** How long a consent page may be answered, and a code exchanged. */
 export const REQUEST_TTL_S = 600;
 export const CODE_TTL_S = 120;
+/**
+ * The open (unanswered) requests one browser session keeps; a new one drops the oldest. A person
+ * may have a few apps connecting at once, and each reload or account switch of a consent page makes
+ * a new request: 20 leaves room for that, while a session that loops on the authorize URL holds at
+ * most 20 rows of a few KiB (state ≤ 1 KiB, a registered redirect URI, a challenge ≤ 128 characters).
+ */
+export const OPEN_REQUESTS_PER_SESSION = 20;
 
+/** One browser session's requests are added one at a time (until the transaction ends), so its cap holds under concurrent pages. */
+const LOCK_SESSION_REQUESTS = sql<[sessionHash: Buffer]>(
+  'oauth_requests.lock_session',
+  `SELECT pg_advisory_xact_lock(hashtextextended('oauth_requests:' || encode($1, 'hex'), 0))`,
+);
+/** Stamped with the time after the lock, so the newest request is the last one added. */
 const INSERT_REQUEST = sql<[idHash: Buffer, sessionHash: Buffer, clientId: string, redirectUri: string, state: string | null, challenge: string, resource: string | null, scopes: Scope[], ttlS: number]>(
   'oauth_requests.insert',
-  `INSERT INTO oauth_requests (id_hash, browser_session_hash, client_id, redirect_uri, state, code_challenge, resource, scopes, expires_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))`,
+  `INSERT INTO oauth_requests (id_hash, browser_session_hash, client_id, redirect_uri, state, code_challenge, resource, scopes, created_at, expires_at)
+   SELECT $1, $2, $3, $4, $5, $6, $7, $8, at, at + make_interval(secs => $9) FROM (SELECT clock_timestamp() AS at) t`,
+);
+/** Drops a session's open requests beyond the newest `keep`. */
+const TRIM_SESSION_REQUESTS = sql<[sessionHash: Buffer, keep: number]>(
+  'oauth_requests.trim_session',
+  `DELETE FROM oauth_requests WHERE id_hash IN (
+     SELECT id_hash FROM oauth_requests WHERE browser_session_hash = $1 AND used_at IS NULL
+      ORDER BY created_at DESC, id_hash OFFSET $2)`,
 );
 const FIND_REQUEST = sql<[idHash: Buffer], AuthorizationRequest>(
   'oauth_requests.find',
@@ -81,8 +101,14 @@ const PURGE_REQUESTS = sql<[limit: number]>(
 export class AuthorizationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insertRequest(r: NewAuthorizationRequest): Promise<void> {
-    await run(this.db, INSERT_REQUEST, [r.idHash, r.browserSessionHash, r.clientId, r.redirectUri, r.state, r.codeChallenge, r.resource, r.scopes, REQUEST_TTL_S]);
+  /**
+   * Stores a request and drops the session's oldest open ones beyond `keep`; run it in a transaction
+   * (`db`), which holds the session's lock until it commits.
+   */
+  async insertRequest(r: NewAuthorizationRequest, keep: number, db: Queryable): Promise<void> {
+    await run(db, LOCK_SESSION_REQUESTS, [r.browserSessionHash]);
+    await run(db, INSERT_REQUEST, [r.idHash, r.browserSessionHash, r.clientId, r.redirectUri, r.state, r.codeChallenge, r.resource, r.scopes, REQUEST_TTL_S]);
+    await run(db, TRIM_SESSION_REQUESTS, [r.browserSessionHash, keep]);
   }
 
   findRequest(idHash: Buffer): Promise<AuthorizationRequest | null> {

@@ -23,6 +23,9 @@ export function requestedScopes(scope: string | undefined): Scope[] | null {
   return known.length ? known : null;
 }
 
+/** The longest `state` kept with a request, in UTF-8 bytes: clients send a nonce or a short encoded value. */
+export const MAX_STATE_BYTES = 1024;
+
 /** PKCE (RFC 7636 §4.2): a base64url S256 challenge is 43 characters; the rule allows 43 to 128 unreserved ones. */
 export const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 

@@ -12,8 +12,8 @@ import { BrowserSessionsService, type BrowserSession } from '../../web/browser-s
 import type { OAuthClient } from '../clients/oauth-client.js';
 import { OAuthClientsService, UnknownClientError } from '../clients/oauth-clients.service.js';
 import { formActionSource, isLoopbackRedirect, isPrivateUseRedirect, redirectDisplay, redirectUriRegistered } from '../clients/redirect-uris.js';
-import { CODE_CHALLENGE, canonicalResource, many, requestedScopes, single, withQuery } from './authorize-params.js';
-import { AuthorizationsRepository, type AuthorizationRequest } from './authorizations.repository.js';
+import { CODE_CHALLENGE, MAX_STATE_BYTES, canonicalResource, many, requestedScopes, single, withQuery } from './authorize-params.js';
+import { AuthorizationsRepository, OPEN_REQUESTS_PER_SESSION, type AuthorizationRequest } from './authorizations.repository.js';
 import { OAuthError } from '../oauth-error.js';
 import { tryLaterPage, type ConsentView, type PageOutcome } from './consent-page.js';
 
@@ -34,7 +34,7 @@ interface Asked {
 }
 
 /**
- * `GET /oauth/authorize` and `POST /oauth/consent` (spec/oauth.md "Authorize"): a request is checked
+ * `GET /oauth/authorize` and `POST /oauth/consent` (README, "Connect by OAuth"): a request is checked
  * in the contract's order, the signed-in person is asked, and what they approve becomes a code.
  * Nothing a form says can widen what was asked or what the person may do.
  */
@@ -78,6 +78,7 @@ export class AuthorizeService {
     const fail = (error: string, description: string): PageOutcome => this.redirectError(redirectUri, error, description, state ?? null);
     const duplicated = Object.entries(query).find(([, v]) => typeof v !== 'string');
     if (duplicated) return fail('invalid_request', `The parameter ${duplicated[0]} is sent more than once.`);
+    if (state && Buffer.byteLength(state) > MAX_STATE_BYTES) return fail('invalid_request', `state is longer than ${MAX_STATE_BYTES} bytes.`);
     if (query.response_type !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
     const challenge = single(query.code_challenge);
     if (!challenge || !CODE_CHALLENGE.test(challenge)) return fail('invalid_request', 'PKCE is required: send a code_challenge of 43 to 128 characters.');
@@ -97,16 +98,9 @@ export class AuthorizeService {
     const memberships = await this.users.memberships(session.user.id);
     if (!memberships.length) return this.noAccount(session, asked);
     const requestId = randomBytes(32).toString('base64url');
-    await this.authorizations.insertRequest({
-      idHash: hashSecret(requestId),
-      browserSessionHash: session.idHash,
-      clientId: client.id,
-      redirectUri,
-      state: asked.state,
-      codeChallenge: challenge,
-      resource,
-      scopes,
-    });
+    // The session's oldest open requests beyond the cap go in the same transaction.
+    const stored = { idHash: hashSecret(requestId), browserSessionHash: session.idHash, clientId: client.id, redirectUri, state: asked.state, codeChallenge: challenge, resource, scopes };
+    await this.db.transaction((tx) => this.authorizations.insertRequest(stored, OPEN_REQUESTS_PER_SESSION, tx));
     const accountId = memberships.some((m) => m.account_id === query.account_id) ? (query.account_id as string) : memberships[0].account_id;
     return { kind: 'consent', status: 200, view: await this.view(session, asked, requestId, memberships, accountId) };
   }
@@ -122,7 +116,7 @@ export class AuthorizeService {
     if (!this.sessions.csrfMatches(session, form.csrf)) return this.forbidden(session, 'This form is not one Reblog showed you in this browser (its security token does not match).');
     const requestId = single(form.request_id);
     const request = requestId ? await this.authorizations.findRequest(hashSecret(requestId)) : null;
-    if (!request) return this.forbidden(session, 'This consent request is unknown. Start connecting again from your app.');
+    if (!request) return this.forbidden(session, 'This consent request is unknown, or newer ones from this browser replaced it. Start connecting again from your app.');
     if (!request.browser_session_hash.equals(session.idHash)) return this.forbidden(session, 'This consent request was started in another browser session. Start connecting again from your app.');
     if (request.used_at) return this.forbidden(session, 'This consent request was already answered. Start connecting again from your app.');
     if (request.expired) return this.forbidden(session, 'This consent request has expired (10 minutes). Start connecting again from your app.');

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProjectRole, Scope } from '../../common/tool-names.js';
 import { affected, row, run, sql, type Queryable } from '../../database/sql.js';
+import type { TokenEndpointAuthMethod } from '../clients/oauth-client.js';
 
 export type TokenKind = 'access' | 'refresh';
 
@@ -68,9 +69,18 @@ const FIND_REFRESH_FOR_UPDATE = sql<[tokenHash: Buffer, graceS: number], Refresh
 );
 const ROTATE = sql<[tokenHash: Buffer]>('oauth_tokens.rotate', `UPDATE oauth_tokens SET rotated_at = now() WHERE token_hash = $1 AND rotated_at IS NULL`);
 const SET_SCOPES = sql<[credentialId: string, scopes: Scope[]]>('credentials.set_scopes', `UPDATE credentials SET scopes = $2 WHERE id = $1`);
-const FIND_TOKEN = sql<[tokenHash: Buffer], { credential_id: string; client_id: string; kind: TokenKind }>(
+/** A token, with how its client authenticates (null when the client is gone). */
+export interface FoundToken {
+  credential_id: string;
+  client_id: string;
+  kind: TokenKind;
+  client_auth_method: TokenEndpointAuthMethod | null;
+}
+const FIND_TOKEN = sql<[tokenHash: Buffer], FoundToken>(
   'oauth_tokens.find',
-  `SELECT credential_id, client_id, kind FROM oauth_tokens WHERE token_hash = $1`,
+  `SELECT t.credential_id, t.client_id, t.kind, c.token_endpoint_auth_method AS client_auth_method
+     FROM oauth_tokens t LEFT JOIN oauth_clients c ON c.id = t.client_id
+    WHERE t.token_hash = $1`,
 );
 const REVOKE_CLIENT_GRANTS = sql<[clientId: string], { id: string }>(
   'credentials.revoke_client_grants',
@@ -123,7 +133,7 @@ export class GrantsRepository {
   }
 
   /** The grant an access or refresh token belongs to. */
-  findToken(tokenHash: Buffer): Promise<{ credential_id: string; client_id: string; kind: TokenKind } | null> {
+  findToken(tokenHash: Buffer): Promise<FoundToken | null> {
     return row(this.db, FIND_TOKEN, [tokenHash]);
   }
 

@@ -36,7 +36,7 @@ const invalidGrant = (description: string) => new OAuthError('invalid_grant', de
 type Outcome<T> = { ok: T } | { revoked: OAuthError };
 
 /**
- * `POST /oauth/token` and `POST /oauth/revoke` (spec/oauth.md "Tokens"). A code becomes a grant, the
+ * `POST /oauth/token` and `POST /oauth/revoke` (README, "Connect by OAuth"). A code becomes a grant, the
  * product's own credential record (type `grant`, source `oauth`, no secret of its own), with an
  * access and a refresh token kept as hashes; refresh tokens rotate. Each exchange or refresh runs
  * in one transaction holding the rows it reads, and every revocation drops the cached principals of
@@ -69,22 +69,33 @@ export class TokensService {
     return grantType === 'authorization_code' ? this.exchange(client, form as Record<string, string>) : this.refresh(client, form as Record<string, string>);
   }
 
-  /** RFC 7009: either token revokes its whole grant (`user`); an unknown token, or another client's, changes nothing. */
+  /**
+   * RFC 7009: either token revokes its whole grant (`user`); an unknown token, or another client's,
+   * changes nothing. The client is authenticated first, as at the token endpoint (§2.1): one that
+   * names itself (client_id or Basic) must do it by its registered method, and a confidential
+   * client's token is revoked only by that client, authenticated; a public client's token alone will do.
+   */
   async revoke(form: Record<string, unknown>, authorization: string | undefined): Promise<Record<string, never>> {
     const credentials = clientCredentials(authorization, form);
-    // A client that authenticates must do it right; one that only names itself may revoke only its own tokens.
-    const client = credentials.secret || credentials.basic ? await this.authenticate(credentials) : null;
+    const client = credentials.clientId !== undefined || credentials.basic ? await this.authenticate(credentials) : null;
     const token = single(form.token);
     if (!token) throw new OAuthError('invalid_request', token === null ? 'token is sent more than once.' : 'token is missing.');
     const found = await this.grants.findToken(hashSecret(token));
-    const namedClient = client?.id ?? credentials.clientId;
-    if (!found || (namedClient !== undefined && namedClient !== found.client_id)) return {};
+    if (!found) return {};
+    if (!client && found.client_auth_method && found.client_auth_method !== 'none') {
+      throw invalidClient(`This token was issued to a confidential client: authenticate as that client (${found.client_auth_method}) to revoke it.`, false);
+    }
+    if (client && client.id !== found.client_id) return {};
     await this.credentials.revoke(found.credential_id, new Date(), 'user');
     await this.resolver.forget();
     return {};
   }
 
-  /** The client, authenticated by its registered method: a confidential one by its secret (Basic or form), a public one by its id. */
+  /**
+   * The client, authenticated by its registered method: a confidential one by its secret, in the
+   * Authorization header (`client_secret_basic`) or in the form (`client_secret_post`) as it
+   * registered, never the other way; a public one by its id alone.
+   */
   private async authenticate({ clientId, secret, basic }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
     if (!clientId) throw invalidClient('Name the client: client_id, or the Authorization header for a confidential client.', basic);
     let client: OAuthClient;
@@ -94,13 +105,21 @@ export class TokensService {
       if (err instanceof UnknownClientError) throw invalidClient(err.message, basic);
       throw err;
     }
-    if (client.token_endpoint_auth_method === 'none') {
+    const method = client.token_endpoint_auth_method;
+    if (method === 'none') {
       if (secret) throw invalidClient('This client is public (token_endpoint_auth_method none): it has no secret to send.', basic);
       return client;
     }
-    if (!secret || !client.secret_hash || !sameHash(hashSecret(secret), client.secret_hash)) {
-      throw invalidClient(secret ? 'The client secret is wrong.' : `This client authenticates with its secret (${client.token_endpoint_auth_method}).`, basic);
+    if (!secret) throw invalidClient(`This client authenticates with its secret (${method}).`, basic);
+    if (basic !== (method === 'client_secret_basic')) {
+      throw invalidClient(
+        method === 'client_secret_basic'
+          ? 'This client registered client_secret_basic: send its secret in the Authorization header, not in the form.'
+          : 'This client registered client_secret_post: send client_secret in the form, not in the Authorization header.',
+        basic,
+      );
     }
+    if (!client.secret_hash || !sameHash(hashSecret(secret), client.secret_hash)) throw invalidClient('The client secret is wrong.', basic);
     return client;
   }
 
