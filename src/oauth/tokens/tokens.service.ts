@@ -72,7 +72,7 @@ export class TokensService {
   /**
    * RFC 7009: either token revokes its whole grant (`user`); an unknown token, or another client's,
    * changes nothing. The client is authenticated first, as at the token endpoint (§2.1): one that
-   * names itself (client_id or Basic) must do it by its registered method, and a confidential
+   * names itself (client_id or Basic) must prove it, and a confidential
    * client's token is revoked only by that client, authenticated; a public client's token alone will do.
    */
   async revoke(form: Record<string, unknown>, authorization: string | undefined): Promise<Record<string, never>> {
@@ -92,9 +92,9 @@ export class TokensService {
   }
 
   /**
-   * The client, authenticated by its registered method: a confidential one by its secret, in the
-   * Authorization header (`client_secret_basic`) or in the form (`client_secret_post`) as it
-   * registered, never the other way; a public one by its id alone.
+   * The client, authenticated: a confidential one by its secret, in the Authorization header or in
+   * the form (either is accepted whichever it registered: the secret proves the client the same way,
+   * and clients that pick the other one exist), a public one by its id alone.
    */
   private async authenticate({ clientId, secret, basic }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
     if (!clientId) throw invalidClient('Name the client: client_id, or the Authorization header for a confidential client.', basic);
@@ -111,14 +111,6 @@ export class TokensService {
       return client;
     }
     if (!secret) throw invalidClient(`This client authenticates with its secret (${method}).`, basic);
-    if (basic !== (method === 'client_secret_basic')) {
-      throw invalidClient(
-        method === 'client_secret_basic'
-          ? 'This client registered client_secret_basic: send its secret in the Authorization header, not in the form.'
-          : 'This client registered client_secret_post: send client_secret in the form, not in the Authorization header.',
-        basic,
-      );
-    }
     if (!client.secret_hash || !sameHash(hashSecret(secret), client.secret_hash)) throw invalidClient('The client secret is wrong.', basic);
     return client;
   }
