@@ -105,7 +105,7 @@ describe('/mcp activity log', () => {
       ['a notification', () => rpc(t, key, { jsonrpc: '2.0', method: 'notifications/initialized' }), { method: 'notifications/initialized', outcome: 'ok' }],
       ['a client response', () => rpc(t, key, { jsonrpc: '2.0', id: 'x', result: {} }), { outcome: 'ok' }],
       ['GET', () => t.http.get('/mcp').set(auth), { method: 'GET', outcome: 'invalid' }],
-      ['DELETE', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', session_id: sessionId, outcome: 'ok' }],
+      ['DELETE', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', session_id: sessionId, client: { name: 'raw-agent', version: '9.9.9' }, outcome: 'ok' }],
       ['DELETE again', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) }],
     ];
     let before = (await activity(t, accountId)).length;
