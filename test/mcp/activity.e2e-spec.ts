@@ -120,6 +120,19 @@ describe('/mcp activity log', () => {
     expect(all.reduce((n, e) => n + e.count, 0)).toBe(requests.length + 1);
   });
 
+  it("DELETE /mcp is recorded with the session's client, so filtering by client finds the whole session, its end included", async () => {
+    const { accountId, key } = await setup();
+    const { sessionId } = await initSession(t, key, '2025-06-18', { name: 'codex-like', version: '0.9.0' });
+    await rpc(t, key, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionHeaders(sessionId));
+    expect((await t.http.delete('/mcp').set('Authorization', `Bearer ${key}`).set('Mcp-Session-Id', sessionId)).status).toBe(204);
+    const entries = (await activity(t, accountId, 'client_name=codex-like')).reverse();
+    expect(entries.map((e) => [e.method, e.session_id, e.client])).toEqual([
+      ['initialize', sessionId, { name: 'codex-like', version: '0.9.0' }],
+      ['tools/list', sessionId, { name: 'codex-like', version: '0.9.0' }],
+      ['DELETE', sessionId, { name: 'codex-like', version: '0.9.0' }],
+    ]);
+  });
+
   it('concurrent requests are each recorded once, none lost', async () => {
     const { accountId, projectIds, key } = await setup();
     const sent = 24;
