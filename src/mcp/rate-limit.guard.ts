@@ -65,7 +65,10 @@ export class McpRateLimitGuard extends ThrottlerGuard {
         { 'Retry-After': String(seconds), 'RateLimit-Policy': policy, RateLimit: `"${name}";r=0;t=${seconds}` },
       );
     }
-    if (record.waitMs && record.slot) await this.waitForSlot(req, res, store, key, record.waitMs, record.slot);
+    if (record.waitMs && record.slot) {
+      this.metrics?.rateLimitWaits.inc();
+      await this.waitForSlot(req, res, store, key, record.waitMs, record.slot);
+    }
     const reset = Math.max(1, Math.ceil(record.resetMs / 1000));
     this.setResponseHeader(res, 'RateLimit-Policy', policy);
     this.setResponseHeader(res, 'RateLimit', `"${name}";r=${Math.max(0, limit - record.totalHits)};t=${reset}`);
