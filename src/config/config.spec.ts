@@ -100,3 +100,13 @@ describe('loadConfig: REQUEST_STATE_SECRET', () => {
     expect(a.requestStateSecret.equals(b.requestStateSecret)).toBe(false);
   });
 });
+
+describe('loadConfig: ARTICLE_REVISIONS_KEPT', () => {
+  it('keeps 50 revisions per article by default, any number from 1 to 10000 when set, and names a wrong value', () => {
+    expect(loadConfig({}).articleRevisionsKept).toBe(50);
+    expect(loadConfig({ ARTICLE_REVISIONS_KEPT: '3' }).articleRevisionsKept).toBe(3);
+    for (const bad of ['0', '-1', '10001', 'all', '2.5']) {
+      expect(() => loadConfig({ ARTICLE_REVISIONS_KEPT: bad })).toThrow(`ARTICLE_REVISIONS_KEPT must be a whole number from 1 to 10000; got "${bad}".`);
+    }
+  });
+});

@@ -52,6 +52,8 @@ export interface AppConfig {
   /** Jobs of one account the workers run at the same time, all instances together (JOBS_MAX_RUNNING_PER_ACCOUNT). */
   jobsMaxRunningPerAccount: number;
   localProviderDelayMs: number;
+  /** Revisions (earlier states) kept per article, the newest; each change prunes older ones in its transaction (ARTICLE_REVISIONS_KEPT). */
+  articleRevisionsKept: number;
   role: Role;
   /** SIGTERM: how long requests are still served after readiness went false (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
@@ -235,6 +237,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jobsMaxQueuedPerAccount: integer(env, 'JOBS_MAX_QUEUED_PER_ACCOUNT', 20, 1, 100_000),
     jobsMaxRunningPerAccount: integer(env, 'JOBS_MAX_RUNNING_PER_ACCOUNT', 2, 1, 1_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),
+    articleRevisionsKept: integer(env, 'ARTICLE_REVISIONS_KEPT', 50, 1, 10_000),
     role: oneOf<Role>(env, 'ROLE', 'all', ['api', 'worker', 'all']),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 120_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 1_000, 600_000),
