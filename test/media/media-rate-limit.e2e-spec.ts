@@ -1,6 +1,7 @@
 import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
 import { activity, configuredTenant, newKey, type Tenant } from '../support/fixtures.js';
 import { callOk, rpc } from '../support/mcp-client.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
 import type { TestApp } from '../support/test-app.js';
 
 /**
@@ -68,5 +69,31 @@ describe('GET /media/:id rate limit: RATE_LIMIT_PER_SECOND reads per second per 
       (xs) => xs.length > 0,
     );
     expect(entries.map((e: { method: string; outcome: string; count: number }) => [e.method, e.outcome, e.count])).toEqual([['ping', 'ok', 1]]);
+  });
+});
+
+describe('GET /media/:id rate limit shared through Redis by two instances', () => {
+  let db: TestDatabase;
+  let redis: RedisServer;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    db = await createDatabase();
+    a = await db.app({ SYNC_BUDGET_MS: '120000', RATE_LIMIT_PER_SECOND: '5', REDIS_URL: redis.url });
+    b = await db.app({ SYNC_BUDGET_MS: '120000', RATE_LIMIT_PER_SECOND: '5', REDIS_URL: redis.url });
+  });
+  afterAll(async () => {
+    await db?.drop();
+    await redis?.stop();
+  });
+
+  it('serves 5 of 10 simultaneous reads alternating between the instances', async () => {
+    const owner = await configuredTenant(a);
+    const { id } = (await callOk(a, owner.key, 'generate_image', { prompt: 'a loaf of bread', aspect_ratio: '1:1' })).media;
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a).http.get(`/media/${id}`).set('Authorization', `Bearer ${owner.key}`)));
+    expect(answers.filter((x) => x.status === 200)).toHaveLength(5);
+    expect(answers.filter((x) => x.status === 429)).toHaveLength(5);
   });
 });
