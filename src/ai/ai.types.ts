@@ -28,10 +28,13 @@ export interface WrittenDraft {
   tags: string[];
 }
 
+/** The aspect ratios `generate_image` offers. */
+export const ASPECT_RATIOS = ['1:1', '16:9', '4:3'] as const;
+
 /** What `generate_image` asks an image provider for. `style` is the writer config's `image_style`. */
 export interface ImageRequest {
   prompt: string;
-  aspectRatio: '1:1' | '16:9' | '4:3';
+  aspectRatio: (typeof ASPECT_RATIOS)[number];
   style?: string;
 }
 

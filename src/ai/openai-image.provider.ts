@@ -1,22 +1,24 @@
 import type { GeneratedImage, ImageProvider, ImageRequest, ProgressReporter } from './ai.types.js';
 import { ProviderError } from './ai.types.js';
 import { imageInfo } from './image-info.js';
+import { acceptedImageSizes, formatImageSize, imageModelFamily, nearestImageSize, type ImageSize } from './image-sizes.js';
 import { OpenAiHttpClient, type OpenAiProviderOptions } from './openai-http.client.js';
 
-/** The `size` asked of the images API per aspect ratio (the answer's real size is read from the data). */
-export const OPENAI_IMAGE_SIZES: Record<ImageRequest['aspectRatio'], string> = {
-  '1:1': '1024x1024',
-  '16:9': '1792x1024',
-  '4:3': '1024x768',
-};
-
-/** Image generation over an OpenAI-compatible images API, answered inline as base64. */
+/**
+ * Image generation over an OpenAI-compatible images API, answered inline as base64. The `size` asked
+ * is one the model accepts (see image-sizes.ts: its family's, or IMAGE_SIZES), the nearest to the
+ * aspect ratio; the answer's real size is read from the data.
+ */
 export class OpenAiImageProvider implements ImageProvider {
   readonly name = 'openai';
   private readonly client: OpenAiHttpClient;
+  private readonly sizes: readonly ImageSize[];
+  private readonly takesResponseFormat: boolean;
 
-  constructor(private readonly options: OpenAiProviderOptions) {
+  constructor(private readonly options: OpenAiProviderOptions & { sizes?: readonly ImageSize[] }) {
     this.client = new OpenAiHttpClient('image', options);
+    this.sizes = acceptedImageSizes(options.model, options.sizes);
+    this.takesResponseFormat = imageModelFamily(options.model)?.takesResponseFormat ?? true;
   }
 
   async generate(req: ImageRequest, signal: AbortSignal, progress: ProgressReporter): Promise<GeneratedImage> {
@@ -24,8 +26,8 @@ export class OpenAiImageProvider implements ImageProvider {
       ...(this.options.model ? { model: this.options.model } : {}),
       prompt: req.style ? `${req.prompt}\n\nStyle: ${req.style}` : req.prompt,
       n: 1,
-      size: OPENAI_IMAGE_SIZES[req.aspectRatio] ?? OPENAI_IMAGE_SIZES['1:1'],
-      response_format: 'b64_json',
+      size: formatImageSize(nearestImageSize(req.aspectRatio, this.sizes)),
+      ...(this.takesResponseFormat ? { response_format: 'b64_json' } : {}),
     };
     const answer = await this.client.postJson('images/generations', body, signal);
     const image = parseImage(answer);

@@ -17,7 +17,9 @@ export function createWriterProvider(config: ProviderSettings): WriterProvider {
 
 /** The configured image provider. */
 export function createImageProvider(config: ProviderSettings): ImageProvider {
-  return config.image.kind === 'openai' ? new OpenAiImageProvider(openAiOptions(config.image, 'IMAGE')) : new LocalImageProvider(config.localProviderDelayMs);
+  return config.image.kind === 'openai'
+    ? new OpenAiImageProvider({ ...openAiOptions(config.image, 'IMAGE'), sizes: config.image.sizes })
+    : new LocalImageProvider(config.localProviderDelayMs);
 }
 
 function openAiOptions(provider: ProviderConfig, prefix: string): OpenAiProviderOptions {

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newId } from '../common/ids.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import { affected, row, rows, run, sql, type Queryable } from '../database/sql.js';
 import type { ProjectScope } from '../projects/project-scope.js';
 import type { Article, ArticleStatus } from './article.entity.js';
@@ -113,12 +115,26 @@ const restore = sql<[id: string, accountId: string, handle: string], Article>(
    SELECT * FROM u`,
 );
 
-const recordRevisions = sql<[articleIds: string[], credentialId: string | null, revisionIds: string[], accountId: string | null]>(
+// One statement: the DELETE (which cannot see the row the INSERT adds) leaves each article its newest
+// `keep - 1` revisions, and the INSERT adds the current state, so no article ever has more than `keep`.
+const recordRevisions = sql<[articleIds: string[], credentialId: string | null, revisionIds: string[], accountId: string | null, keep: number]>(
   'articles.record_revisions',
-  `INSERT INTO article_revisions (id, account_id, article_id, version, snapshot, credential_id, created_at)
+  `WITH pruned AS (
+     DELETE FROM article_revisions WHERE id IN (
+       SELECT id FROM (
+         SELECT id, row_number() OVER (PARTITION BY article_id ORDER BY version DESC) AS newest
+           FROM article_revisions WHERE article_id = ANY($1::uuid[]) AND ($4::uuid IS NULL OR account_id = $4)
+       ) ranked WHERE newest >= $5
+     )
+   )
+   INSERT INTO article_revisions (id, account_id, article_id, version, snapshot, credential_id, created_at)
    SELECT r.rev_id, a.account_id, a.id, a.version, to_jsonb(a) - 'account_id', $2, now()
      FROM articles a JOIN unnest($1::uuid[], $3::uuid[]) AS r(article_id, rev_id) ON r.article_id = a.id
     WHERE $4::uuid IS NULL OR a.account_id = $4`,
+);
+const countRevisions = sql<[articleId: string, accountId: string], { n: number }>(
+  'articles.count_revisions',
+  `SELECT count(*)::int AS n FROM article_revisions WHERE article_id = $1 AND account_id = $2`,
 );
 
 const takenHandles = sql<[projectId: string, accountId: string, candidates: string[]], { handle: string }>(
@@ -186,7 +202,15 @@ const publishScheduled = sql<[ids: string[]]>(
  */
 @Injectable()
 export class ArticlesRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  /** Revisions kept per article (ARTICLE_REVISIONS_KEPT). */
+  readonly revisionsKept: number;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.revisionsKept = config.articleRevisionsKept;
+  }
 
   /** A live article of the scope, by id or by handle. */
   find(scope: ProjectScope, by: { id: string } | { handle: string }, db: Queryable = this.db): Promise<Article | null> {
@@ -263,10 +287,16 @@ export class ArticlesRepository {
 
   /**
    * Keeps the current state of `articleIds` as revisions, inside the caller's transaction (which holds
-   * their row locks). `accountId` limits it to one tenant; only system tasks (the scheduler) give null.
+   * their row locks), and deletes what is beyond the newest {@link revisionsKept} of each in the same
+   * statement. `accountId` limits it to one tenant; only system tasks (the scheduler) give null.
    */
   async recordRevisions(articleIds: string[], credentialId: string | null, accountId: string | null, db: Queryable): Promise<void> {
-    await run(db, recordRevisions, [articleIds, credentialId, articleIds.map(() => newId()), accountId]);
+    await run(db, recordRevisions, [articleIds, credentialId, articleIds.map(() => newId()), accountId, this.revisionsKept]);
+  }
+
+  /** How many revisions of an article of the account are stored. */
+  async countRevisions(accountId: string, articleId: string, db: Queryable = this.db): Promise<number> {
+    return (await row(db, countRevisions, [articleId, accountId]))!.n;
   }
 
   /** Which of `candidates` live articles of the scope hold. */

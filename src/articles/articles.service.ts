@@ -45,7 +45,8 @@ type Write = (m: EntityManager) => Promise<Article>;
 /**
  * Articles of a project: reads, and writes that lose nothing. Every change of an existing article
  * (update, publish, delete, scheduler, restore) runs in one transaction that locks the row, keeps
- * its previous state as a revision (with the credential and time) and bumps `version`. Handles are
+ * its previous state as a revision (with the credential and time; only the newest
+ * ARTICLE_REVISIONS_KEPT are kept, pruned in the same transaction) and bumps `version`. Handles are
  * unique among a project's live articles (a partial unique index), so races end in a clean clash.
  */
 @Injectable()
@@ -72,6 +73,14 @@ export class ArticlesService {
       throw by.id !== undefined ? notFound(by.id) : new DomainError('not_found', `No article with handle "${by.handle}" in this project.`);
     }
     return articleView(article);
+  }
+
+  /**
+   * The earlier states of an article stored as revisions: how many there are and the most kept (the
+   * newest ARTICLE_REVISIONS_KEPT; each change deletes the older ones).
+   */
+  async revisions(scope: ProjectScope, articleId: string): Promise<{ kept: number; limit: number }> {
+    return { kept: await this.articles.countRevisions(scope.accountId, articleId), limit: this.articles.revisionsKept };
   }
 
   /** A live article by id among `projectIds` of the account (the projects a caller may read); null otherwise. */

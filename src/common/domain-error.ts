@@ -11,6 +11,8 @@ export type DomainErrorCode =
   | 'unauthorized'
   | 'invalid_state'
   | 'too_many_jobs'
+  /** Over a rate limit; `details.retry_after_ms` says when to come back (sent as `Retry-After` too). */
+  | 'rate_limited'
   | 'unavailable'
   /** The user did not confirm (declined, cancelled or said no) what a tool asked them through elicitation. */
   | 'not_confirmed'

@@ -14,6 +14,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   invalid_state: 409,
   unprocessable: 422,
   too_many_jobs: 429,
+  rate_limited: 429,
   unavailable: 503,
   not_confirmed: 409,
   timeout: 504,
@@ -33,7 +34,10 @@ const CODE_OF_STATUS: Record<number, string> = {
   503: 'unavailable',
 };
 
-/** Maps every error on the REST side to `{"error":{"code","message","details"?}}` with its HTTP status. */
+/**
+ * Maps every error on the REST side to `{"error":{"code","message","details"?}}` with its HTTP status; a
+ * 429 whose details carry `retry_after_ms` also says it as `Retry-After` (whole seconds, at least 1).
+ */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly log = new Logger('HttpError');
@@ -43,6 +47,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const { status, body } = this.map(err);
     if (status >= 500) this.log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     if (res.headersSent) return;
+    const retryAfterMs = (body.details as { retry_after_ms?: unknown } | undefined)?.retry_after_ms;
+    if (status === 429 && typeof retryAfterMs === 'number') res.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     res.status(status).json({ error: body });
   }
 

@@ -137,3 +137,36 @@ describe('loadConfig: the rate limit', () => {
     expect(() => loadConfig({ RATE_LIMIT_MAX_WAIT_MS: '1s' })).toThrow('RATE_LIMIT_MAX_WAIT_MS must be a whole number from 0 to 60000; got "1s".');
   });
 });
+
+describe('loadConfig: ARTICLE_REVISIONS_KEPT', () => {
+  it('keeps 50 revisions per article by default, any number from 1 to 10000 when set, and names a wrong value', () => {
+    expect(loadConfig({}).articleRevisionsKept).toBe(50);
+    expect(loadConfig({ ARTICLE_REVISIONS_KEPT: '3' }).articleRevisionsKept).toBe(3);
+    for (const bad of ['0', '-1', '10001', 'all', '2.5']) {
+      expect(() => loadConfig({ ARTICLE_REVISIONS_KEPT: bad })).toThrow(`ARTICLE_REVISIONS_KEPT must be a whole number from 1 to 10000; got "${bad}".`);
+    }
+  });
+});
+
+describe('loadConfig: IMAGE_SIZES', () => {
+  const OPENAI = { IMAGE_PROVIDER: 'openai', IMAGE_BASE_URL: 'http://127.0.0.1:9/v1' };
+
+  it('is a comma list of WIDTHxHEIGHT sizes, kept for the openai image provider', () => {
+    expect(loadConfig({ ...OPENAI, IMAGE_SIZES: '1024x1024, 1344x768,768x1344' }).image.sizes).toEqual([
+      { width: 1024, height: 1024 },
+      { width: 1344, height: 768 },
+      { width: 768, height: 1344 },
+    ]);
+    expect(loadConfig(OPENAI).image.sizes).toBeUndefined();
+    expect(loadConfig({ IMAGE_SIZES: '1024x1024' }).image).toEqual({ kind: 'local' });
+  });
+
+  it('names a wrong entry in a sentence, whichever the provider', () => {
+    for (const bad of ['1024', '1024*1024', '1024x', 'x768', '8x8', '9000x1024', '1024x1024x2', 'square']) {
+      expect(() => loadConfig({ ...OPENAI, IMAGE_SIZES: `1024x1024,${bad}` })).toThrow(
+        `IMAGE_SIZES must be a comma list of the sizes the image model accepts, each WIDTHxHEIGHT in pixels from 16 to 8192, such as 1024x1024,1536x1024,1024x1536; got "${bad}".`,
+      );
+    }
+    expect(() => loadConfig({ IMAGE_SIZES: 'big' })).toThrow(/^IMAGE_SIZES must be/);
+  });
+});

@@ -13,6 +13,8 @@ export interface ProviderConfig {
   baseUrl?: string;
   apiKey?: string;
   model?: string;
+  /** The image sizes the model accepts, when IMAGE_SIZES says so (image provider `openai` only). */
+  sizes?: { width: number; height: number }[];
 }
 
 /** Every setting of the server, validated once at boot (see docs in README "Configuration"). */
@@ -57,6 +59,8 @@ export interface AppConfig {
   /** Jobs of one account the workers run at the same time, all instances together (JOBS_MAX_RUNNING_PER_ACCOUNT). */
   jobsMaxRunningPerAccount: number;
   localProviderDelayMs: number;
+  /** Revisions (earlier states) kept per article, the newest; each change prunes older ones in its transaction (ARTICLE_REVISIONS_KEPT). */
+  articleRevisionsKept: number;
   role: Role;
   /** SIGTERM: how long requests are still served after readiness went false (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
@@ -173,6 +177,22 @@ function provider(env: Env, prefix: 'WRITER' | 'IMAGE'): ProviderConfig {
   return { kind, baseUrl, apiKey: env[`${prefix}_API_KEY`], model: env[`${prefix}_MODEL`] };
 }
 
+/** IMAGE_SIZES: a comma list of `WIDTHxHEIGHT`; undefined when unset. */
+function imageSizes(env: Env): { width: number; height: number }[] | undefined {
+  const entries = list(env, 'IMAGE_SIZES');
+  if (!entries.length) return undefined;
+  return entries.map((entry) => {
+    const match = /^(\d{1,5})x(\d{1,5})$/.exec(entry);
+    const [width, height] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+    if (!match || Math.min(width, height) < 16 || Math.max(width, height) > 8192) {
+      throw new ConfigError(
+        `IMAGE_SIZES must be a comma list of the sizes the image model accepts, each WIDTHxHEIGHT in pixels from 16 to 8192, such as 1024x1024,1536x1024,1024x1536; got "${entry}".`,
+      );
+    }
+    return { width, height };
+  });
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV || 'development';
   const production = nodeEnv === 'production';
@@ -221,6 +241,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (production && !stateSecret) {
     throw new ConfigError('REQUEST_STATE_SECRET is required when NODE_ENV=production: the same secret on every instance signs the requestState of 2026-07-28 clients (e.g. openssl rand -hex 32).');
   }
+  const image = provider(env, 'IMAGE');
+  const sizes = imageSizes(env);
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
   return {
@@ -246,11 +268,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jobsMaxQueuedPerAccount: integer(env, 'JOBS_MAX_QUEUED_PER_ACCOUNT', 20, 1, 100_000),
     jobsMaxRunningPerAccount: integer(env, 'JOBS_MAX_RUNNING_PER_ACCOUNT', 2, 1, 1_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),
+    articleRevisionsKept: integer(env, 'ARTICLE_REVISIONS_KEPT', 50, 1, 10_000),
     role: oneOf<Role>(env, 'ROLE', 'all', ['api', 'worker', 'all']),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 120_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 1_000, 600_000),
     writer: provider(env, 'WRITER'),
-    image: provider(env, 'IMAGE'),
+    image: image.kind === 'openai' && sizes ? { ...image, sizes } : image,
     logLevel,
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
     // A demo tenant with a printed key has no place on a production database unless asked for.

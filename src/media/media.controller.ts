@@ -6,9 +6,13 @@ import { bearerToken } from '../common/bearer.js';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { MediaReadLimiter } from './media-read-limiter.js';
 import { MediaService } from './media.service.js';
 
-/** `GET /media/:id`: the image, to a bearer credential (API key or grant) that reaches its project. */
+/**
+ * `GET /media/:id`: the image, to a bearer credential (API key or grant) that reaches its project,
+ * within the credential's image-read rate limit (checked before the image is looked up).
+ */
 @ApiExcludeController()
 @Controller('media')
 export class MediaController {
@@ -17,6 +21,7 @@ export class MediaController {
   constructor(
     private readonly media: MediaService,
     private readonly resolver: PrincipalResolver,
+    private readonly limiter: MediaReadLimiter,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.challenge = `Bearer resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource"`;
@@ -30,6 +35,7 @@ export class MediaController {
       res.set('WWW-Authenticate', this.challenge);
       throw new DomainError('unauthorized', token ? 'The bearer token is unknown, revoked or expired.' : 'Send an API key or access token as "Authorization: Bearer <token>".');
     }
+    await this.limiter.take(principal.credential.id);
     const media = await this.media.findWithData(principal.accountId, [...principal.projects.keys()], id);
     // Another account's image, or one of a project this credential does not reach, is an unknown one.
     if (!media) throw new DomainError('not_found', `No image with id "${id}".`);

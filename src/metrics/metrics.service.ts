@@ -53,7 +53,7 @@ export class MetricsService implements OnApplicationShutdown {
   });
   readonly rateLimitRefusals = new Counter({
     name: 'reblog_rate_limit_refusals_total',
-    help: 'Requests refused with 429 by the per-credential rate limit (requests or protocol chatter).',
+    help: 'Requests refused with 429 by a per-credential rate limit (/mcp requests, protocol chatter, or image reads on /media).',
     registers: [this.registry],
   });
   readonly rateLimitWaits = new Counter({

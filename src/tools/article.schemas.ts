@@ -35,6 +35,24 @@ export const ARTICLE_SCHEMA = {
   required: [...ARTICLE_SUMMARY_SCHEMA.required, 'project_id', 'body', 'created_at', 'featured_image_id', 'source', 'job_id'],
 };
 
+/** `get_article`'s answer: the article, and how many of its earlier states are kept. */
+export const ARTICLE_WITH_REVISIONS_SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    ...ARTICLE_SCHEMA.properties,
+    revisions: {
+      type: 'object',
+      description: 'Earlier states of the article stored as revisions: each change keeps the previous state, and only the newest `limit` are kept (older ones are deleted).',
+      properties: {
+        kept: { type: 'integer', minimum: 0, description: 'How many earlier states are stored now.' },
+        limit: { type: 'integer', minimum: 1, description: 'The most kept per article (ARTICLE_REVISIONS_KEPT).' },
+      },
+      required: ['kept', 'limit'],
+    },
+  },
+  required: [...ARTICLE_SCHEMA.required, 'revisions'],
+};
+
 /** Input properties shared by create_article and update_article; the numbers are the domain's limits. */
 export const ARTICLE_FIELD_PROPERTIES = {
   title: { type: 'string', minLength: 1, maxLength: ARTICLE_LIMITS.titleMax, description: `Title, 1 to ${ARTICLE_LIMITS.titleMax} characters.` },

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ASPECT_RATIOS } from '../ai/ai.types.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { GENERATE_IMAGE } from '../media/generate-image.job.js';
 import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
@@ -10,7 +11,7 @@ const input = {
   properties: {
     prompt: { type: 'string', minLength: 1, maxLength: 2000, description: 'What the image should show.' },
     article_id: { type: 'string', minLength: 1, maxLength: 100, description: 'An article of this project to set the image on as its featured image.' },
-    aspect_ratio: { type: 'string', enum: ['1:1', '16:9', '4:3'], default: '16:9' },
+    aspect_ratio: { type: 'string', enum: ASPECT_RATIOS, default: '16:9' },
   },
   required: ['prompt'],
 } as const;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
-import { ARTICLE_SCHEMA } from './article.schemas.js';
+import { ARTICLE_WITH_REVISIONS_SCHEMA } from './article.schemas.js';
 
 const input = {
   type: 'object',
@@ -15,9 +15,10 @@ const input = {
 @McpTool({
   name: 'get_article',
   title: 'Get an article',
-  description: 'Read one article in full (markdown body included), by id or by handle: give exactly one of them.',
+  description:
+    'Read one article in full (markdown body included), by id or by handle: give exactly one of them. `revisions` says how many earlier states are kept (each change keeps the previous one; only the newest `limit` are kept).',
   input,
-  output: ARTICLE_SCHEMA,
+  output: ARTICLE_WITH_REVISIONS_SCHEMA,
   scope: 'read',
   role: 'viewer',
   projectScoped: true,
@@ -26,10 +27,12 @@ const input = {
 export class GetArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
+  async run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     if ((args.id === undefined) === (args.handle === undefined)) {
       throw new DomainError('invalid_arguments', 'Give exactly one of "id" or "handle".');
     }
-    return this.articles.get({ accountId: principal.accountId, projectId: project.id }, args);
+    const scope = { accountId: principal.accountId, projectId: project.id };
+    const article = await this.articles.get(scope, args);
+    return { ...article, revisions: await this.articles.revisions(scope, article.id) };
   }
 }

@@ -43,8 +43,9 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     expect(new Date(done.created_at) <= new Date(done.started_at) && new Date(done.started_at) <= new Date(done.finished_at)).toBe(true);
 
     // The article is there once, readable like any other, and records the config version.
-    const article = await callOk(t, tenant.key, 'get_article', { id: done.result.article.id });
+    const { revisions, ...article } = await callOk(t, tenant.key, 'get_article', { id: done.result.article.id });
     expect(article).toEqual(done.result.article);
+    expect(revisions).toEqual({ kept: 0, limit: 50 });
     const rows = await withClient(db.url, (c) => c.query('SELECT agent_config_version FROM articles WHERE job_id = $1', [started.job_id]));
     expect(rows.rows).toEqual([{ agent_config_version: 1 }]);
 

@@ -1,39 +1,17 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestApp } from '../support/test-app.js';
 import { createDatabase, jobRow, withClient, type TestDatabase } from '../support/database.js';
 import { configuredTenant } from '../support/fixtures.js';
 import { callError, rpc } from '../support/mcp-client.js';
-
-interface Seen {
-  path: string;
-  authorization: string | undefined;
-  body: string;
-}
-
-/** A fake OpenAI-compatible API on loopback answering whatever `answer` says, recording what it was sent. */
-async function fakeProvider(): Promise<{ server: Server; url: string; seen: Seen[]; answer: { status: number; body: string } }> {
-  const seen: Seen[] = [];
-  const answer = { status: 500, body: '{"error":{"message":"upstream exploded"}}' };
-  const server = createServer((req: IncomingMessage, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen, answer };
-}
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 
 describe('jobs: provider failures become failed jobs with messages a model can act on', () => {
   let t: TestApp;
   let db: TestDatabase;
-  let fake: Awaited<ReturnType<typeof fakeProvider>>;
+  let fake: FakeOpenAi;
 
   beforeAll(async () => {
-    fake = await fakeProvider();
+    fake = await startFakeOpenAi();
+    fake.answer = { status: 500, body: '{"error":{"message":"upstream exploded"}}' };
     db = await createDatabase();
     t = await db.app({
       SYNC_BUDGET_MS: '120000',
@@ -49,7 +27,7 @@ describe('jobs: provider failures become failed jobs with messages a model can a
   afterAll(async () => {
     await t?.close();
     await db?.drop();
-    await new Promise((done) => fake?.server.close(done));
+    await fake?.close();
   });
 
   const jobIdOf = (message: string) => /job ([0-9a-f-]{36}) failed/.exec(message)?.[1];
@@ -57,7 +35,7 @@ describe('jobs: provider failures become failed jobs with messages a model can a
   it('HTTP 500 from the provider: write_article answers a tool error saying to retry later; the job is failed, not retried', async () => {
     const tenant = await configuredTenant(t);
     fake.seen.length = 0;
-    fake.answer.status = 500;
+    fake.answer = { status: 500, body: '{"error":{"message":"upstream exploded"}}' };
     const error = await callError(t, tenant.key, 'write_article', { brief: 'Anything' });
     expect(error.code).toBe('unavailable');
     expect(error.message).toMatch(/^The write_article job [0-9a-f-]{36} failed: The writer provider failed with HTTP 500\./);
@@ -83,8 +61,7 @@ describe('jobs: provider failures become failed jobs with messages a model can a
 
   it('HTTP 400 from the provider: a tool error saying the request must change', async () => {
     const tenant = await configuredTenant(t);
-    fake.answer.status = 400;
-    fake.answer.body = '{"error":{"message":"prompt rejected by policy"}}';
+    fake.answer = { status: 400, body: '{"error":{"message":"prompt rejected by policy"}}' };
     const error = await callError(t, tenant.key, 'write_article', { brief: 'Anything' });
     expect(error.code).toBe('unprocessable');
     expect(error.message).toMatch(/The writer provider rejected the request \(HTTP 400: "prompt rejected by policy"\); rephrase or shorten the request/);
@@ -94,8 +71,7 @@ describe('jobs: provider failures become failed jobs with messages a model can a
   it('generate_image: the image provider failing stores no media and sets no featured image', async () => {
     const tenant = await configuredTenant(t);
     fake.seen.length = 0;
-    fake.answer.status = 503;
-    fake.answer.body = 'Service Unavailable';
+    fake.answer = { status: 503, body: 'Service Unavailable' };
     const error = await callError(t, tenant.key, 'generate_image', { prompt: 'a loaf' });
     expect(error.code).toBe('unavailable');
     expect(error.message).toMatch(/^The generate_image job [0-9a-f-]{36} failed: The image provider failed with HTTP 503\./);

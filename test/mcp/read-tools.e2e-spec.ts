@@ -210,9 +210,9 @@ describe('/mcp read tools', () => {
       await client?.close();
     });
 
-    it('by id: the full article, with exactly the article fields', async () => {
+    it('by id: the full article, with exactly the article fields and how many revisions are kept', async () => {
       const value = expectToolResult(await tool(client, 'get_article', { id: article.id }));
-      expect(Object.keys(value)).toEqual(ARTICLE_KEYS);
+      expect(Object.keys(value)).toEqual([...ARTICLE_KEYS, 'revisions']);
       expect(value).toEqual({
         id: article.id,
         project_id: tenant.projectIds[0],
@@ -229,6 +229,7 @@ describe('/mcp read tools', () => {
         featured_image_id: null,
         source: 'human',
         job_id: null,
+        revisions: { kept: 0, limit: 50 },
       });
     });
 
