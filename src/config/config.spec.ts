@@ -1,5 +1,6 @@
-import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { loadConfig } from './config.js';
+// The official MCP SDK client's default request timeout, after which it cancels the call.
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 const PRODUCTION = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-production-admin-token', REQUEST_STATE_SECRET: 's'.repeat(32) };
 
