@@ -19,7 +19,7 @@ export const POLL_AFTER_S = 5;
 const HEARTBEAT_NUDGE = 1e-7;
 
 function percent(fraction: number): number {
-  return Math.floor(fraction * 100);
+  return Math.round(fraction * 100);
 }
 
 /**
@@ -75,16 +75,21 @@ export class JobReplies implements OnModuleInit {
    * so that a client which resets its timeout on progress keeps waiting through a silent provider.
    */
   private async waitReporting(ctx: ToolContext, job: Job, budget: number, signal: AbortSignal): Promise<Job | null> {
-    let reported = 0;
-    const report = (fraction: number, message: string) => {
-      reported = fraction;
-      ctx.progress(fraction, message);
+    /** The job's own progress, and the value last sent (the job's, or a heartbeat's a hair above it). */
+    let done = 0;
+    let sent = 0;
+    const send = (value: number, message: string) => {
+      sent = value;
+      ctx.progress(value, message);
       heartbeat.refresh();
     };
-    const heartbeat = setInterval(() => report(reported + HEARTBEAT_NUDGE, `${job.tool}: still working, ${percent(reported)}% done (job ${job.id})`), this.config.progressHeartbeatMs);
-    report(0, `${job.tool}: job ${job.id} queued`);
+    const heartbeat = setInterval(() => send(sent + HEARTBEAT_NUDGE, `${job.tool}: still working, ${percent(done)}% done (job ${job.id})`), this.config.progressHeartbeatMs);
+    send(0, `${job.tool}: job ${job.id} queued`);
     try {
-      return await this.jobs.waitFor(job, budget, signal, (p) => report(Math.max(p, reported + HEARTBEAT_NUDGE), `${job.tool}: ${percent(p)}% done (job ${job.id})`));
+      return await this.jobs.waitFor(job, budget, signal, (p) => {
+        done = p;
+        send(Math.max(p, sent + HEARTBEAT_NUDGE), `${job.tool}: ${percent(p)}% done (job ${job.id})`);
+      });
     } finally {
       clearInterval(heartbeat);
     }

@@ -93,3 +93,39 @@ describe('jobs: a call that outlives the client’s timeout', () => {
     }
   });
 });
+
+describe('jobs: the heartbeat of a waiting call carries the job’s own progress', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    // The local writer reports a step every 300 ms; the heartbeat beats three times between two steps.
+    t = await db.app({ LOCAL_PROVIDER_DELAY_MS: '3000', PROGRESS_HEARTBEAT_MS: '100' });
+  });
+  afterAll(() => db?.drop());
+
+  it('between the job’s steps the call repeats its last progress (a hair higher), and says how far it is', async () => {
+    const tenant = await configuredTenant(t);
+    const client = await connectClient(t, tenant.key);
+    try {
+      const seen: Progress[] = [];
+      const result = await client.callTool({ name: 'write_article', arguments: { brief: 'Steps' } }, undefined, { onprogress: (p) => seen.push(p) });
+      expect(toolJson(result)).toMatchObject({ status: 'succeeded' });
+      for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
+      const steps = seen.filter((p) => /% done \(job/.test(p.message ?? '') && !/still working/.test(p.message ?? ''));
+      const beats = seen.filter((p) => /still working/.test(p.message ?? ''));
+      expect(steps.length).toBeGreaterThanOrEqual(3);
+      const after = beats.filter((b) => b.progress > steps[0].progress);
+      expect(after.length).toBeGreaterThanOrEqual(1);
+      for (const beat of after) {
+        // The last step before it, repeated: same percentage, a value within a hair of it.
+        const step = [...steps].reverse().find((s) => s.progress < beat.progress)!;
+        expect(beat.progress - step.progress).toBeLessThan(0.001);
+        expect(beat.message).toBe(step.message!.replace(/: (\d+)% done/, ': still working, $1% done'));
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
