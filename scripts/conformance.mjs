@@ -7,16 +7,19 @@
 //      (2025-11-25: initialize and sessions; 2026-07-28: stateless, `_meta` and the revision's headers):
 //      every scenario the revision requires (scored) and those it runs without scoring (reported, never
 //      failing the run);
-//   2. the 0.1.16 release's scenarios this server passed before (kept until 0.2 is released).
+//   2. the 0.1.16 release's scenarios this server passed before (kept until 0.2 is released);
+//   3. the MCP Inspector CLI's `tools/list --strict` (the portability of every tool's input and output
+//      schema, as clients that map them onto narrower dialects need): no finding at all, warnings included.
 //
-// Prints one line per scenario; exits non-zero if a scored scenario fails.
+// Prints one line per scenario; exits non-zero if a scored scenario fails or the Inspector finds anything.
 //
 //   CONFORMANCE_NODE=/path/to/node     use this Node >= 22 instead of the one from npm
+//   CONFORMANCE_INSPECTOR=/path/to/dir the @modelcontextprotocol/inspector package to use instead of node_modules'
 //   CONFORMANCE_SKIP_BUILD=true        reuse dist/conformance as it is
 //   CONFORMANCE_SCENARIOS=a,b          run only these scenarios (of either suite)
 //   CONFORMANCE_VERBOSE=true           show the suite's own output
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLts } from './node-lts.mjs';
@@ -44,6 +47,9 @@ const ONLY = process.env.CONFORMANCE_SCENARIOS ? new Set(process.env.CONFORMANCE
 // The production build (tsconfig.build.json) holds no fixture code: this entry point has its own.
 const TSCONFIG = 'tsconfig.conformance.json';
 const ENTRY = 'dist/conformance/test/conformance/main.js';
+
+const INSPECTOR = '@modelcontextprotocol/inspector';
+const inspectorDir = () => process.env.CONFORMANCE_INSPECTOR ?? join(ROOT, 'node_modules', INSPECTOR);
 
 const suiteVersion = (pkg) => JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
 const suiteMain = (pkg) => join(ROOT, 'node_modules', pkg, 'dist/index.js');
@@ -100,6 +106,29 @@ async function runSuite(node, server, pkg, args) {
   }
 }
 
+/**
+ * `inspector --cli <url> --method tools/list --strict --format json`: its JSON envelope carries
+ * `schemaFindings` when it found anything (warnings too; its exit code only counts errors).
+ */
+function inspectSchemas(node, server) {
+  const dir = inspectorDir();
+  if (!existsSync(join(dir, 'package.json'))) throw new Error(`${INSPECTOR} is not in ${dir}: run npm install (it is a devDependency), or set CONFORMANCE_INSPECTOR.`);
+  const { version, bin } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const cli = join(dir, typeof bin === 'string' ? bin : bin.inspector);
+  const args = [cli, '--cli', server.url, '--transport', 'http', '--header', `Authorization: Bearer ${server.key}`, '--method', 'tools/list', '--strict', '--format', 'json'];
+  let stdout;
+  try {
+    stdout = execFileSync(node, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    stdout = err.stdout ?? '';
+    if (!stdout.trim()) throw new Error(`The MCP Inspector CLI failed: ${err.stderr || err.message}`);
+  }
+  const envelope = JSON.parse(stdout);
+  const tools = envelope.result?.tools?.length ?? 0;
+  const findings = (envelope.schemaFindings ?? []).flatMap(({ toolName, findings }) => findings.map((f) => `${f.severity} ${toolName} ${f.schema}${f.path ? `.${f.path}` : ''}: ${f.rule}`));
+  return { title: `${INSPECTOR} ${version}, tools/list --strict:`, tools, findings };
+}
+
 function report(title, rows) {
   console.log(`\n${title}`);
   for (const row of rows) {
@@ -143,6 +172,12 @@ async function main() {
       scoredRows.push(...rows.map((r) => ({ ...r, scenario: `${r.scenario} (${suiteVersion(LEGACY_SUITE)})` })));
       report(`${SUITE} ${suiteVersion(LEGACY_SUITE)} (the release):`, rows);
     }
+    // 3. The Inspector's schema lint, on every run.
+    const lint = inspectSchemas(node, server);
+    const row = { scenario: 'tools-schema-portability', passed: lint.tools > 0 && lint.findings.length === 0, success: lint.tools, failure: lint.findings.length, warning: 0, failures: lint.findings };
+    scoredRows.push(row);
+    console.log(`\n${lint.title}\n${row.passed ? 'PASS ' : 'FAIL '} ${lint.tools} tools listed, ${lint.findings.length} findings`);
+    for (const line of lint.findings) console.log(`        ${line}`);
   } finally {
     await server.stop();
   }

@@ -1,5 +1,7 @@
 import proxyAddr from 'proxy-addr';
 import { loadConfig } from './config.js';
+// The official MCP SDK client's default request timeout, after which it cancels the call.
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 const PRODUCTION = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-production-admin-token', REQUEST_STATE_SECRET: 's'.repeat(32) };
 
@@ -168,5 +170,26 @@ describe('loadConfig: IMAGE_SIZES', () => {
       );
     }
     expect(() => loadConfig({ IMAGE_SIZES: 'big' })).toThrow(/^IMAGE_SIZES must be/);
+  });
+});
+
+describe('loadConfig: how long a job tool\'s call waits', () => {
+  it('production defaults: a silent call answers before the official SDK client gives up (60 s), a kept-alive one hears from the server sooner than that', () => {
+    const config = loadConfig(PRODUCTION);
+    expect(DEFAULT_REQUEST_TIMEOUT_MSEC).toBe(60_000);
+    expect(config.syncBudgetSilentMs).toBe(45_000);
+    expect(config.syncBudgetSilentMs).toBeLessThan(DEFAULT_REQUEST_TIMEOUT_MSEC);
+    expect(config.progressHeartbeatMs).toBe(10_000);
+    expect(config.progressHeartbeatMs).toBeLessThan(DEFAULT_REQUEST_TIMEOUT_MSEC);
+    // Inside the 300-second connection limit of the gateway the product is built for.
+    expect(config.syncBudgetMs).toBe(280_000);
+    expect(config.syncBudgetMs).toBeLessThan(300_000);
+  });
+
+  it('each is set on its own; the heartbeat is at most 10 s, and a bad value is named', () => {
+    const config = loadConfig({ SYNC_BUDGET_MS: '0', SYNC_BUDGET_SILENT_MS: '1000', PROGRESS_HEARTBEAT_MS: '300' });
+    expect([config.syncBudgetMs, config.syncBudgetSilentMs, config.progressHeartbeatMs]).toEqual([0, 1000, 300]);
+    expect(() => loadConfig({ PROGRESS_HEARTBEAT_MS: '15000' })).toThrow('PROGRESS_HEARTBEAT_MS must be a whole number from 100 to 10000; got "15000".');
+    expect(() => loadConfig({ SYNC_BUDGET_SILENT_MS: '-1' })).toThrow('SYNC_BUDGET_SILENT_MS must be a whole number from 0 to 300000; got "-1".');
   });
 });

@@ -38,7 +38,19 @@ export interface AppConfig {
   /** An MCP session unused this long (seconds) has expired: 404, then purged (SESSION_IDLE_TTL_S). */
   sessionIdleTtlS: number;
   redisUrl?: string;
+  /**
+   * How long a job tool's call waits for its job when the client can be kept waiting: it sent a
+   * `progressToken` and accepts an event stream (it gets progress at least every
+   * {@link progressHeartbeatMs}), or no connection waits at all (a task's run) (SYNC_BUDGET_MS).
+   */
   syncBudgetMs: number;
+  /**
+   * The same for a call that cannot be kept waiting (no progress reaches its client): below the common
+   * clients' 60 s timeout, after which they cancel the call and its job (SYNC_BUDGET_SILENT_MS).
+   */
+  syncBudgetSilentMs: number;
+  /** The longest a call that waits on a job stays silent: it sends `notifications/progress` at least this often (PROGRESS_HEARTBEAT_MS). */
+  progressHeartbeatMs: number;
   /**
    * How long a task (MCP tasks extension) stays `working` after its instance last renewed its lease;
    * past it, the instance is taken to have stopped and the task is reported failed (TASK_LEASE_MS).
@@ -261,6 +273,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sessionIdleTtlS: integer(env, 'SESSION_IDLE_TTL_S', 86_400, 1, 30 * 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),
+    syncBudgetSilentMs: integer(env, 'SYNC_BUDGET_SILENT_MS', 45_000, 0, 300_000),
+    progressHeartbeatMs: integer(env, 'PROGRESS_HEARTBEAT_MS', 10_000, 100, 10_000),
     taskLeaseMs: integer(env, 'TASK_LEASE_MS', 30_000, 300, 600_000),
     clientRequestTimeoutMs: integer(env, 'CLIENT_REQUEST_TIMEOUT_MS', 180_000, 100, 3_600_000),
     requestStateSecret: stateSecret !== undefined ? Buffer.from(stateSecret, 'utf8') : randomBytes(32),

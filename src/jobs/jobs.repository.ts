@@ -33,7 +33,13 @@ const INSERT = sql<[id: string, accountId: string, projectId: string, credential
   { hot: true },
 );
 
-/** Cancels the jobs matching `where`, telling every instance (their workers stop them). */
+/**
+ * Cancels the jobs matching `where`, telling every instance (their workers stop them). Every `where`
+ * keeps `status IN ('queued', 'running')`: that condition, in the same statement, is what makes a
+ * cancellation of a finished job change nothing. A job's article or image commits with its `succeeded`
+ * under the row lock of the completion; an UPDATE arriving meanwhile waits for it and then finds the
+ * row no longer matching, so a cancellation at the instant the job finishes destroys nothing.
+ */
 function cancelWhere<P extends readonly unknown[]>(name: string, where: string): Sql<P, Notified<Job>> {
   return sql<P, Notified<Job>>(
     name,

@@ -21,11 +21,23 @@ export class CallStream {
     private readonly progressToken: string | number | undefined,
     /** The session's level; null (none set, or no session): no log messages. */
     private readonly logLevel: LogLevel | null,
+    /** No request waits for the call (a task's run). */
+    private readonly detachedRun = false,
   ) {}
 
   /** The stream of a call that no request waits for (a task's run): nothing it sends goes anywhere. */
   static detached(): CallStream {
-    return new CallStream(null as unknown as Response, false, undefined, null);
+    return new CallStream(null as unknown as Response, false, undefined, null, true);
+  }
+
+  /**
+   * Whether the call may keep its client waiting past the common clients' timeout (60 s without a
+   * word): its progress reaches the client (a `progressToken` and an event stream), so a client that
+   * resets its timeout on progress keeps waiting; or no request waits for it at all (a task's run,
+   * which the client polls). A call without either is silent until its answer.
+   */
+  get keptAlive(): boolean {
+    return this.detachedRun || (this.sse && this.progressToken !== undefined);
   }
 
   /** Whether the response has become an event stream (headers sent). */

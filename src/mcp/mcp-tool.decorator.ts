@@ -69,8 +69,13 @@ export interface ToolContext {
   readonly era: Era;
   /** What the client declared in this request: its session's (legacy) or this request's `_meta` (modern). */
   readonly client: RequestClient;
-  /** Reports progress (0..1) to a client that asked for it; a no-op otherwise. */
+  /** Reports progress (0..1) to a client that asked for it; a no-op otherwise. Values that do not increase are dropped. */
   progress(fraction: number, message?: string): void;
+  /**
+   * Whether the call may keep its client waiting longer than the common clients' 60 s timeout: its
+   * progress reaches the client, or no request waits for it (a task's run). See CallStream.keptAlive.
+   */
+  readonly keptAlive: boolean;
   /**
    * Names this request across instances (session and JSON-RPC id), so `notifications/cancelled` can
    * find its work; undefined outside a session, where nothing can cancel it that way.

@@ -26,7 +26,7 @@ export class ToolAccess {
   list(principal: Principal): string {
     let listing = this.listings.get(principal);
     if (listing === undefined) {
-      listing = this.registry.list((definition) => this.visible(principal, definition), principal.projects.size > 1);
+      listing = this.registry.list((definition) => this.visible(principal, definition), listsProjectId(principal));
       this.listings.set(principal, listing);
     }
     return listing;
@@ -47,6 +47,15 @@ export class ToolAccess {
     for (const project of principal.projects.values()) if (permits(project, definition)) return true;
     return false;
   }
+}
+
+/**
+ * Whether the catalogue of `principal` gives project-scoped tools a `project_id` argument: it reaches
+ * several projects. With one, the project is inferred and the listed schemas have no such argument,
+ * so nothing should tell the model to pass one.
+ */
+export function listsProjectId(principal: Principal): boolean {
+  return principal.projects.size > 1;
 }
 
 /** Whether `project` lets its holder run `definition`: role high enough and the tool not disabled there. */

@@ -76,6 +76,7 @@ export class ToolDispatcher {
         client,
         requestKey,
         progress: (fraction, message) => stream.progress(fraction, message, name),
+        keptAlive: stream.keptAlive,
         log: (level, data) => stream.log(level, data, name),
         canAsk: asker.canAsk,
         ask: asker.ask,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ReachableProject } from '../auth/principal.js';
 import { McpPrompt, type McpPromptHandler, type PromptContext, type PromptResult } from './mcp-prompt.decorator.js';
+import { listsProjectId } from '../mcp/tool-access.js';
 import { projectLabel, projectList, textMessage, unknownProject } from './prompt-text.js';
 
 @McpPrompt({
@@ -30,12 +31,14 @@ export class DraftArticlePrompt implements McpPromptHandler {
 
     const lines = [`Draft a blog article about: ${args.topic}`];
     lines.push(args.audience ? `Audience: ${args.audience}` : 'Audience: not given; follow the project\'s writer setup, or ask the user.');
+    // project_id is said only where the catalogue lists it: with one reachable project it is inferred.
+    const listed = listsProjectId(ctx.principal);
     if (!project) {
       lines.push('', `First ask the user which project to draft in: ${projectList(drafting)}. Use its id as project_id below.`);
     } else {
-      lines.push(`Project: ${projectLabel(project)}.`);
+      lines.push(`Project: ${listed ? projectLabel(project) : `"${project.name}"`}.`);
     }
-    const where = project ? `project_id "${project.id}"` : 'the chosen project_id';
+    const where = !project ? 'the chosen project_id' : listed ? `project_id "${project.id}"` : '';
     const canWrite = (p: ReachableProject | undefined) => (p ? writer.some((w) => w.id === p.id) : writer.length > 0);
     const canCreate = (p: ReachableProject | undefined) => (p ? creator.some((c) => c.id === p.id) : creator.length > 0);
     const configurer = ctx.allowedProjects('configure_agent');
@@ -43,7 +46,7 @@ export class DraftArticlePrompt implements McpPromptHandler {
     lines.push('');
     if (canWrite(project)) {
       lines.push(
-        `1. Call write_article with ${where} and a brief made of the topic${args.audience ? ' and the audience' : ''} (add a title only if the user gave one). It writes a draft with the project's AI writer.`,
+        `1. Call write_article with ${where ? `${where} and ` : ''}a brief made of the topic${args.audience ? ' and the audience' : ''} (add a title only if the user gave one). It writes a draft with the project's AI writer.`,
         canConfigure(project)
           ? '   If it answers status "setup_required", put its questions to the user with the proposed answers, save the answers with configure_agent, then call write_article again.'
           : '   If it answers status "setup_required", tell the user the project\'s writer must first be set up by someone who may run configure_agent there.',
@@ -53,7 +56,7 @@ export class DraftArticlePrompt implements McpPromptHandler {
     } else {
       lines.push(
         '1. Write the draft yourself in markdown: a specific title, a one-sentence excerpt, a body with short sections, and two to five tags.',
-        `2. Save it with create_article with ${where}, leaving status "draft".`,
+        `2. Save it with create_article${where ? ` with ${where}` : ''}, leaving status "draft".`,
       );
     }
     lines.push(`${canWrite(project) ? '2' : '3'}. Show the user the draft's title, excerpt and id, and ask what to change. Do not publish it.`);

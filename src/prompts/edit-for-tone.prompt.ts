@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { McpPrompt, type McpPromptHandler, type PromptContext, type PromptResult } from './mcp-prompt.decorator.js';
-import { articleResource, textMessage, unknownArticle } from './prompt-text.js';
+import { articleResource, projectArgument, textMessage, unknownArticle } from './prompt-text.js';
 import { ReadableArticles } from './readable-articles.js';
 
 @McpPrompt({
@@ -27,7 +27,7 @@ export class EditForTonePrompt implements McpPromptHandler {
     ];
     if (canUpdate) {
       lines.push(
-        `Show the user the rewrite, then save it with update_article: project_id "${article.project_id}", id "${article.id}", version ${article.version}, and the new body (and title or excerpt if they changed).`,
+        `Show the user the rewrite, then save it with update_article: ${projectArgument(ctx.principal, article.project_id)}id "${article.id}", version ${article.version}, and the new body (and title or excerpt if they changed).`,
         'If update_article says the version is stale, read the article again with get_article and redo the rewrite on its current text.',
       );
     } else {

@@ -1,6 +1,7 @@
 import type { ArticleView } from '../articles/article.views.js';
-import type { ReachableProject } from '../auth/principal.js';
+import type { Principal, ReachableProject } from '../auth/principal.js';
 import { RpcError } from '../mcp/json-rpc.js';
+import { listsProjectId } from '../mcp/tool-access.js';
 import { ARTICLE_MIME_TYPE, articleMarkdown, articleUri } from '../resources/resource-uris.js';
 import type { PromptMessage } from './mcp-prompt.decorator.js';
 
@@ -27,6 +28,14 @@ export function articleResource(article: ArticleView): PromptMessage {
 
 export function textMessage(text: string): PromptMessage {
   return { role: 'user', content: { type: 'text', text } };
+}
+
+/**
+ * `project_id "<id>", ` to put before a tool's other arguments in a prompt's text, when the caller's
+ * catalogue lists that argument (several reachable projects); nothing when the project is inferred.
+ */
+export function projectArgument(principal: Principal, projectId: string): string {
+  return listsProjectId(principal) ? `project_id "${projectId}", ` : '';
 }
 
 export function projectLabel(project: Pick<ReachableProject, 'id' | 'name'>): string {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ArticleView } from '../articles/article.views.js';
 import { McpPrompt, type McpPromptHandler, type PromptContext, type PromptResult } from './mcp-prompt.decorator.js';
-import { articleResource, textMessage, unknownArticle } from './prompt-text.js';
+import { articleResource, projectArgument, textMessage, unknownArticle } from './prompt-text.js';
 import { ReadableArticles } from './readable-articles.js';
 
 /** Below this many words a body is flagged as short. */
@@ -26,10 +26,10 @@ export class PublishChecklistPrompt implements McpPromptHandler {
     const canPublish = ctx.allowedProjects('publish_article').some((p) => p.id === article.project_id);
     const canUpdate = ctx.allowedProjects('update_article').some((p) => p.id === article.project_id);
     const lines = ['Before publishing the article above, go through this checklist with the user:', ...checklist(article), ''];
-    if (canUpdate) lines.push(`Fix what needs fixing with update_article (project_id "${article.project_id}", id "${article.id}", version ${article.version}; the version grows by one with each update).`);
+    if (canUpdate) lines.push(`Fix what needs fixing with update_article (${projectArgument(ctx.principal, article.project_id)}id "${article.id}", version ${article.version}; the version grows by one with each update).`);
     if (article.status === 'published') lines.push('The article is already published: publishing again changes nothing; report the checklist to the user instead.');
     else if (canPublish) {
-      lines.push(`When the user agrees, publish it with publish_article (project_id "${article.project_id}", id "${article.id}"); give published_at to schedule it for a later time.`);
+      lines.push(`When the user agrees, publish it with publish_article (${projectArgument(ctx.principal, article.project_id)}id "${article.id}"); give published_at to schedule it for a later time.`);
     } else lines.push('This credential cannot run publish_article in this article\'s project: report the checklist to the user instead.');
     return { description: `Pre-publish checklist for "${article.title}".`, messages: [articleResource(article), textMessage(lines.join('\n'))] };
   }

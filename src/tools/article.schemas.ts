@@ -2,8 +2,13 @@ import { ARTICLE_LIMITS } from '../articles/article-rules.js';
 import { ARTICLE_STATUSES } from '../articles/article.entity.js';
 import { HANDLE_PATTERN } from '../articles/handles.js';
 
-/** JSON Schemas of article results, shared by the article tools' `outputSchema`. */
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+/**
+ * JSON Schemas of article results, shared by the article tools' `outputSchema`. A nullable field is an
+ * `anyOf` with a `null` branch, never a `type` array, which clients that map schemas onto one `type`
+ * per node reject (the MCP Inspector's `--strict` warns of it).
+ */
+const nullableDate = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] };
+const nullableString = { anyOf: [{ type: 'string' }, { type: 'null' }] };
 
 export const ARTICLE_SUMMARY_SCHEMA = {
   type: 'object',
@@ -28,9 +33,9 @@ export const ARTICLE_SCHEMA = {
     project_id: { type: 'string' },
     body: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
-    featured_image_id: { type: ['string', 'null'] },
+    featured_image_id: nullableString,
     source: { type: 'string', enum: ['human', 'ai'] },
-    job_id: { type: ['string', 'null'] },
+    job_id: nullableString,
   },
   required: [...ARTICLE_SUMMARY_SCHEMA.required, 'project_id', 'body', 'created_at', 'featured_image_id', 'source', 'job_id'],
 };

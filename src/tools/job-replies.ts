@@ -13,9 +13,19 @@ import { RequestCancellation } from '../mcp/request-cancellation.js';
 export const POLL_AFTER_S = 5;
 
 /**
- * How the job tools answer: `write_article` and `generate_image` enqueue a job and wait for it up
- * to SYNC_BUDGET_MS (reporting its progress), and every finished job reads the same way from the
- * tool that started it and from `get_job`.
+ * What a heartbeat adds to the progress last reported: far below the job's own steps (thousandths),
+ * even after a heartbeat every 100 ms for the longest budget, so the job's next value still increases.
+ */
+const HEARTBEAT_NUDGE = 1e-7;
+
+function percent(fraction: number): number {
+  return Math.round(fraction * 100);
+}
+
+/**
+ * How the job tools answer: `write_article` and `generate_image` enqueue a job and wait for it within
+ * the call's budget (reporting its progress), and every finished job reads the same way from the tool
+ * that started it and from `get_job`.
  */
 @Injectable()
 export class JobReplies implements OnModuleInit {
@@ -35,7 +45,12 @@ export class JobReplies implements OnModuleInit {
     });
   }
 
-  /** Enqueues the job and answers its result, or `{"status":"running","job_id","poll_after_s"}` when it outlives the budget. */
+  /**
+   * Enqueues the job and answers its result, or `{"status":"running","job_id","poll_after_s"}` when it
+   * outlives the call's budget: SYNC_BUDGET_MS when the client can be kept waiting (its progress reaches
+   * it, and it hears at least every PROGRESS_HEARTBEAT_MS), else the smaller SYNC_BUDGET_SILENT_MS,
+   * so that the job id comes before the common clients' 60 s timeout cancels the call and its job.
+   */
   async run(ctx: ToolContext, tool: string, args: Record<string, unknown>): Promise<object | ToolReply> {
     const job = await this.jobs.enqueue({
       accountId: ctx.principal.accountId,
@@ -47,14 +62,37 @@ export class JobReplies implements OnModuleInit {
     });
     // Cancelled before it was created (notifications/cancelled overtook the call): answered as cancelled at once.
     if (job.status === 'cancelled') return this.answer(job);
-    const budget = this.config.syncBudgetMs;
-    if (budget > 0) ctx.progress(0, `${tool}: job ${job.id} queued`);
-    const finished = await this.whileServing(ctx.signal, (signal) =>
-      this.jobs.waitFor(job, budget, signal, (p) => ctx.progress(p, `${tool}: ${Math.round(p * 100)}% done (job ${job.id})`)),
-    );
+    const budget = ctx.keptAlive ? this.config.syncBudgetMs : Math.min(this.config.syncBudgetMs, this.config.syncBudgetSilentMs);
+    const finished = budget > 0 ? await this.whileServing(ctx.signal, (signal) => this.waitReporting(ctx, job, budget, signal)) : null;
     if (!finished) return { status: 'running', job_id: job.id, poll_after_s: POLL_AFTER_S };
     if (finished.status === 'succeeded') ctx.progress(1, `${tool}: done (job ${job.id})`);
     return this.answer(finished);
+  }
+
+  /**
+   * Waits for the job, reporting its progress as it is recorded and, when it has none to report for
+   * PROGRESS_HEARTBEAT_MS, the same progress again (a hair higher: MCP wants each value to increase),
+   * so that a client which resets its timeout on progress keeps waiting through a silent provider.
+   */
+  private async waitReporting(ctx: ToolContext, job: Job, budget: number, signal: AbortSignal): Promise<Job | null> {
+    /** The job's own progress, and the value last sent (the job's, or a heartbeat's a hair above it). */
+    let done = 0;
+    let sent = 0;
+    const send = (value: number, message: string) => {
+      sent = value;
+      ctx.progress(value, message);
+      heartbeat.refresh();
+    };
+    const heartbeat = setInterval(() => send(sent + HEARTBEAT_NUDGE, `${job.tool}: still working, ${percent(done)}% done (job ${job.id})`), this.config.progressHeartbeatMs);
+    send(0, `${job.tool}: job ${job.id} queued`);
+    try {
+      return await this.jobs.waitFor(job, budget, signal, (p) => {
+        done = p;
+        send(Math.max(p, sent + HEARTBEAT_NUDGE), `${job.tool}: ${percent(p)}% done (job ${job.id})`);
+      });
+    } finally {
+      clearInterval(heartbeat);
+    }
   }
 
   /** Runs `wait` with a signal that also aborts when this instance starts draining: the caller gets its job id and polls another instance. */

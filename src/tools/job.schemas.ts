@@ -1,7 +1,7 @@
 import { JOB_STATUSES } from '../jobs/job.entity.js';
 
-/** JSON Schemas of job results, shared by the job tools' `outputSchema`. */
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+/** JSON Schemas of job results, shared by the job tools' `outputSchema` (nullable fields as `anyOf` with `null`, as in article.schemas.ts). */
+const nullableDate = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] };
 
 export const JOB_SCHEMA = {
   type: 'object' as const,
@@ -25,13 +25,18 @@ export const AGENT_CONFIG_SCHEMA = {
   properties: {
     agent: { type: 'string', enum: ['writer'] },
     config: {
-      type: ['object', 'null'],
-      properties: {
-        version: { type: 'integer', minimum: 1 },
-        answers: { type: 'object', additionalProperties: { type: 'string' } },
-        created_at: { type: 'string', format: 'date-time' },
-      },
-      required: ['version', 'answers', 'created_at'],
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            version: { type: 'integer', minimum: 1 },
+            answers: { type: 'object', additionalProperties: { type: 'string' } },
+            created_at: { type: 'string', format: 'date-time' },
+          },
+          required: ['version', 'answers', 'created_at'],
+        },
+        { type: 'null' },
+      ],
     },
   },
   required: ['agent', 'config'],

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
+import { createDatabase, eventually, jobRow, withClient, type TestDatabase } from '../support/database.js';
 import { configuredTenant } from '../support/fixtures.js';
-import { callTool } from '../support/mcp-client.js';
+import { callTool, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
 /**
@@ -84,5 +84,67 @@ describe('jobs: cancel racing completion', () => {
         expect(errors).toEqual([`Job "${started.job_id}" already cancelled; a finished job cannot be cancelled.`]);
       }
     }
+  });
+
+  describe('notifications/cancelled for a call whose job finishes', () => {
+    const writeCall = (id: string, brief: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief } } });
+    const cancelNote = (id: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request timed out' } });
+    const articlesOf = (jobIds: string[]) =>
+      withClient(db.url, async (c) => new Map<string, number>((await c.query('SELECT job_id, count(*)::int AS n FROM articles WHERE job_id = ANY($1::uuid[]) GROUP BY job_id', [jobIds])).rows.map((r) => [r.job_id, r.n])));
+
+    it('after the job succeeded: the cancellation destroys nothing, the job and its article stay as they were', async () => {
+      const tenant = await configuredTenant(t);
+      const headers = sessionHeaders((await initSession(t, tenant.key)).sessionId);
+      const started = (await rpc(t, tenant.key, writeCall('done-1', 'Finished'), headers)).body.result.structuredContent;
+      expect(started.status).toBe('running');
+      const done = await eventually(() => jobRow(db.url, started.job_id), (j) => j.status !== 'queued' && j.status !== 'running');
+      expect(done).toMatchObject({ status: 'succeeded', cancel_requested: false });
+
+      expect((await rpc(t, tenant.key, cancelNote('done-1'), headers)).status).toBe(202);
+      // The cancellation is handled before the 202.
+      await expect(jobRow(db.url, started.job_id)).resolves.toEqual(done);
+      expect((await articlesOf([started.job_id])).get(started.job_id)).toBe(1);
+      const job = (await callTool(t, tenant.key, 'get_job', { job_id: started.job_id })).json;
+      expect(job).toMatchObject({ status: 'succeeded', result: { article: { id: done.result.article.id } } });
+      expect((await callTool(t, tenant.key, 'get_article', { id: done.result.article.id })).json).toMatchObject({ id: done.result.article.id, job_id: started.job_id });
+    });
+
+    it('at the moment it finishes, many times: a job that produced its article keeps it; a running one is cancelled and writes nothing', async () => {
+      const tenant = await configuredTenant(t);
+      const headers = sessionHeaders((await initSession(t, tenant.key)).sessionId);
+      const outcomes = new Map<string, string>();
+      let cancelled = 0;
+      let succeeded = 0;
+      for (let i = 0; i < 400 && (cancelled < 5 || succeeded < 5); i++) {
+        const started = (await rpc(t, tenant.key, writeCall(`race-${i}`, `Race ${i}`), headers)).body.result.structuredContent;
+        expect(started.status).toBe('running');
+        await sleep(Math.floor(Math.random() * 90));
+        expect((await rpc(t, tenant.key, cancelNote(`race-${i}`), headers)).status).toBe(202);
+        // Whatever won is final by the 202.
+        const { status } = await jobRow(db.url, started.job_id);
+        if (status === 'succeeded') succeeded++;
+        else if (status === 'cancelled') cancelled++;
+        outcomes.set(started.job_id, status);
+      }
+      expect(cancelled).toBeGreaterThanOrEqual(5);
+      expect(succeeded).toBeGreaterThanOrEqual(5);
+      expect([...outcomes.values()].every((s) => s === 'succeeded' || s === 'cancelled')).toBe(true);
+
+      // The only worker stops once every cancelled run has finished its steps: none may write anything.
+      const ids = [...outcomes.keys()];
+      await eventually(
+        () => withClient(db.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) AND locked_by IS NOT NULL', [ids])).rows[0].n),
+        (n) => n === 0,
+      );
+      await t.close();
+      const articles = await articlesOf(ids);
+      for (const id of ids) {
+        const job = await jobRow(db.url, id);
+        const outcome = outcomes.get(id);
+        expect({ id, status: job.status, articles: articles.get(id) ?? 0 }).toEqual({ id, status: outcome, articles: outcome === 'succeeded' ? 1 : 0 });
+        if (outcome === 'succeeded') expect(job).toMatchObject({ cancel_requested: false, result: { article: { job_id: id } } });
+        else expect(job).toMatchObject({ cancel_requested: true, result: null });
+      }
+    });
   });
 });

@@ -2,7 +2,8 @@ import { startFixtureApp } from '../support/fixture-app.js';
 import { activity, admin, createTenant, MISSING_ID, newAccountWithProjects, newKey, type Role, type Scope } from '../support/fixtures.js';
 import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectToolError, expectToolResult, TOOL_TABLE } from './mcp-e2e-helpers.js';
+import { Ajv } from 'ajv';
+import { expectToolError, expectToolResult, portabilityFindings, TOOL_TABLE } from './mcp-e2e-helpers.js';
 
 // The seed page "Listing tools" and spec/mcp.md "Who calls, and what they reach": the catalogue is filtered twice.
 const ROLE_RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
@@ -192,6 +193,23 @@ describe('/mcp catalogue', () => {
       for (const name of ['list_projects', 'list_articles', 'get_article']) {
         expect(tools.find((x) => x.name === name).outputSchema).toEqual(expect.objectContaining({ type: 'object' }));
       }
+    });
+
+    it('every inputSchema and outputSchema is portable (what the MCP Inspector --strict checks: no type array, no node that constrains nothing, no remote $ref) and compiles under Ajv\'s strict mode without a warning', async () => {
+      const warnings: string[] = [];
+      const ajv = new Ajv({ strict: true, logger: { log: () => undefined, warn: (...m: unknown[]) => warnings.push(m.join(' ')), error: (...m: unknown[]) => warnings.push(m.join(' ')) } });
+      ajv.addFormat('date-time', true);
+      for (const projects of [1, 2]) {
+        const tenant = await createTenant(t, { projects });
+        for (const tool of await list(t, tenant.key)) {
+          for (const kind of ['inputSchema', 'outputSchema'] as const) {
+            if (!tool[kind]) continue;
+            expect({ tool: tool.name, kind, findings: portabilityFindings(tool[kind]) }).toEqual({ tool: tool.name, kind, findings: [] });
+            ajv.compile(tool[kind]);
+          }
+        }
+      }
+      expect(warnings).toEqual([]);
     });
 
     it('with several projects, every project-scoped tool has a required project_id described as on the spec', async () => {

@@ -61,6 +61,35 @@ export function expectToolResult(result: any): any {
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
+/**
+ * What the MCP Inspector's `--strict` (its CLI's tools/list schema portability lint) would say of a
+ * tool's schema: a `type` array (use `anyOf`), a schema node that constrains nothing, a `$ref` to
+ * another document. One line per finding, with its path.
+ */
+export function portabilityFindings(schema: unknown, path = ''): string[] {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return [];
+  const node = schema as Record<string, unknown>;
+  const findings: string[] = [];
+  if (Array.isArray(node.type)) findings.push(`${path}: type is an array (${JSON.stringify(node.type)})`);
+  if (typeof node.$ref === 'string' && !node.$ref.startsWith('#')) findings.push(`${path}: $ref outside the document`);
+  if (!Object.keys(node).some((key) => CONSTRAINING.has(key))) findings.push(`${path}: constrains nothing`);
+  for (const key of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']) {
+    for (const [name, sub] of Object.entries((node[key] as Record<string, unknown> | undefined) ?? {})) findings.push(...portabilityFindings(sub, `${path}.${key}.${name}`));
+  }
+  for (const key of ['anyOf', 'allOf', 'oneOf', 'prefixItems']) {
+    ((node[key] as unknown[] | undefined) ?? []).forEach((sub, i) => findings.push(...portabilityFindings(sub, `${path}.${key}[${i}]`)));
+  }
+  for (const key of ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else']) {
+    if (node[key] !== undefined && typeof node[key] === 'object') findings.push(...portabilityFindings(node[key], `${path}.${key}`));
+  }
+  return findings;
+}
+
+const CONSTRAINING = new Set(
+  ('type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength pattern format maxItems minItems uniqueItems ' +
+    'maxProperties minProperties required dependentRequired allOf anyOf oneOf not items prefixItems contains properties patternProperties additionalProperties propertyNames $ref').split(' '),
+);
+
 /** An Ajv instance with formats, for checking results against a tool's published outputSchema. */
 export function outputValidator(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true });

@@ -11,12 +11,13 @@ describe('write_article as a task', () => {
   let tenant: Tenant;
   beforeAll(async () => {
     db = await createDatabase();
-    t = await db.app({ LOCAL_PROVIDER_DELAY_MS: '1500' });
+    // A task's run is not a silent call (no connection waits for it): it waits for its job past SYNC_BUDGET_SILENT_MS.
+    t = await db.app({ LOCAL_PROVIDER_DELAY_MS: '1500', SYNC_BUDGET_SILENT_MS: '200' });
     tenant = await configuredTenant(t);
   });
   afterAll(() => db?.drop());
 
-  it('completes with the job result inline', async () => {
+  it('completes with the job result inline, though the job outlives the budget of a silent call', async () => {
     const taskId = await createTask(t, tenant.key, 'write_article', { brief: 'Sourdough' });
     expect((await getTask(t, tenant.key, taskId)).status).toBe('working');
     const done = await waitForTask(t, tenant.key, taskId);
