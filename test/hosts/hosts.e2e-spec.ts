@@ -1,0 +1,220 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../../src/common/net.js';
+import { createDatabase, type TestDatabase } from '../support/database.js';
+import { activity, admin, newKey, withRole } from '../support/fixtures.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { describeRun, hostEnv, installedVersion, isolatedHome, killHosts, runHost, StdioRpc, type HostRun } from './host-process.js';
+
+/**
+ * The MCP hosts people connect to the server, installed as dev dependencies and run as they are
+ * shipped, against the built server's first start (a database of its own, so the demo tenant is
+ * created and the `claude mcp add` line printed), with the default settings (the rate limit
+ * above all). Each host gets a HOME of its own, nothing of the test run's environment, its
+ * telemetry and update checks off and, where it would talk to a model, a model URL on a closed
+ * loopback port: nothing leaves the machine, and no model is needed. See README.md, "Hosts".
+ */
+
+const CLAUDE_VERSION = installedVersion('@anthropic-ai/claude-code');
+const GEMINI_VERSION = installedVersion('@google/gemini-cli');
+const CODEX_VERSION = installedVersion('@openai/codex');
+
+/** Claude Code without its update checks, telemetry, error reports and other traffic that is not the MCP server's. */
+const CLAUDE_ENV = { DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1' };
+
+type Entry = { id: string; credential: { id: string }; client: { name: string; version: string } | null; method: string; outcome: string; error: unknown };
+
+describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () => {
+  let db: TestDatabase;
+  let server: ServerProcess;
+  let mcpUrl: string;
+  /** The `claude mcp add ...` line the first start printed. */
+  let claudeLine: string;
+  let accountId: string;
+  let projectId: string;
+  /** The id of the demo key, the one in the printed line. */
+  let demoKeyId: string;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    server = await db.server({ SEED_DEMO: 'true' });
+    mcpUrl = `${server.baseUrl}/mcp`;
+    [, claudeLine] = await server.waitFor(/^Connect Claude Code: (claude mcp add .+)$/m);
+    const [, demoKey] = await server.waitFor(/API key \(shown once\): (rbk_\S+)/);
+    const users = await admin(server, 'get', '/admin/v1/users', undefined, 200);
+    const owner = users.items.find((u: { email: string }) => u.email === 'owner@demo.test');
+    accountId = (await admin(server, 'get', `/admin/v1/users/${owner.id}`, undefined, 200)).accounts[0].account_id;
+    projectId = (await admin(server, 'get', `/admin/v1/accounts/${accountId}/projects`, undefined, 200)).items[0].id;
+    const keys = await admin(server, 'get', `/admin/v1/accounts/${accountId}/api-keys`, undefined, 200);
+    demoKeyId = keys.items.find((k: { key_prefix: string }) => demoKey.startsWith(k.key_prefix)).id;
+  }, 180_000);
+
+  afterAll(async () => {
+    await killHosts();
+    await db?.drop();
+  });
+
+  /** The activity entries of one credential (oldest first), leaving out those in `seen`. */
+  async function entriesOf(keyId: string, seen: Set<string> = new Set()): Promise<Entry[]> {
+    const all: Entry[] = await activity(server, accountId);
+    return all.filter((e) => e.credential.id === keyId && !seen.has(e.id)).reverse();
+  }
+
+  /** Every entry was answered (none refused, by the rate limit or otherwise) and names `client`, DELETE aside (a session's end). */
+  function expectAllAnsweredFrom(entries: Entry[], client: { name: string; version: string }) {
+    expect(entries.filter((e) => e.outcome !== 'ok')).toEqual([]);
+    for (const entry of entries.filter((e) => e.method !== 'DELETE')) expect(entry.client).toEqual(client);
+  }
+
+  /** The run ended with exit 0 and printed `text`; else a failure showing all it printed. */
+  function expectPrinted(run: HostRun, text: string) {
+    if (run.code !== 0 || !(run.stdout + run.stderr).includes(text)) throw new Error(`Expected exit 0 and ${JSON.stringify(text)}; got ${describeRun(run)}`);
+  }
+
+  describe('Claude Code', () => {
+    let home: string;
+
+    beforeAll(() => {
+      home = isolatedHome('claude');
+    });
+
+    const list = () => runHost('claude', ['mcp', 'list'], { env: hostEnv(home, CLAUDE_ENV), cwd: home, timeoutMs: 45_000 });
+
+    it(`${CLAUDE_VERSION}: the exact line the first start prints adds the server, and \`claude mcp list\` reports it connected (as claude-code)`, async () => {
+      expect(claudeLine).toBe(`claude mcp add --transport http reblog ${mcpUrl} --header "Authorization: Bearer ${claudeLine.match(/Bearer (rbk_\S+)"/)![1]}"`);
+      // The line as a person pastes it into a shell.
+      const add = await runHost('/bin/sh', ['-c', claudeLine], { env: hostEnv(home, CLAUDE_ENV), cwd: home, timeoutMs: 45_000 });
+      expectPrinted(add, `Added HTTP MCP server reblog with URL: ${mcpUrl}`);
+      expectPrinted(await list(), `reblog: ${mcpUrl} (HTTP) - ✔ Connected`);
+
+      const entries = await entriesOf(demoKeyId);
+      expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list']));
+      expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
+    }, 120_000);
+
+    it('two `claude mcp list` at once, on the one key: both connect, and none of their requests is refused', async () => {
+      const before = new Set((await entriesOf(demoKeyId)).map((e) => e.id));
+      const runs = await Promise.all([list(), list()]);
+      for (const run of runs) expectPrinted(run, `reblog: ${mcpUrl} (HTTP) - ✔ Connected`);
+      const entries = await entriesOf(demoKeyId, before);
+      expect(entries.filter((e) => e.method === 'initialize')).toHaveLength(2);
+      expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
+    }, 120_000);
+  });
+
+  describe('Gemini CLI', () => {
+    let home: string;
+    let key: { key: string; id: string };
+    /** No usage statistics, telemetry or update checks; the HOME folder trusted (else it leaves MCP servers out). */
+    const geminiEnv = () => hostEnv(home, { GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+
+    beforeAll(async () => {
+      home = isolatedHome('gemini');
+      mkdirSync(join(home, '.gemini'));
+      writeFileSync(
+        join(home, '.gemini', 'settings.json'),
+        JSON.stringify({ general: { enableAutoUpdate: false, enableAutoUpdateNotification: false }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
+      );
+      key = await newKey(server, accountId, withRole([projectId], 'owner'), undefined, 'Gemini CLI');
+    });
+
+    it(`${GEMINI_VERSION}: \`gemini mcp add\` adds the server, and \`gemini mcp list\` reports it connected (as mcp-test-client)`, async () => {
+      const add = await runHost('gemini', ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'reblog', mcpUrl, '--header', `Authorization: Bearer ${key.key}`], {
+        env: geminiEnv(),
+        cwd: home,
+      });
+      expectPrinted(add, 'MCP server "reblog" added to user settings. (http)');
+      expectPrinted(await runHost('gemini', ['mcp', 'list'], { env: geminiEnv(), cwd: home }), `✓ reblog: ${mcpUrl} (http) - Connected`);
+
+      // `gemini mcp list` checks each server with an MCP client of its own name and a ping.
+      const entries = await entriesOf(key.id);
+      expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'ping']));
+      expectAllAnsweredFrom(entries, { name: 'mcp-test-client', version: '0.0.1' });
+    }, 120_000);
+
+    it('a Gemini CLI session (ACP mode, no model) loads the tools, prompts and resources as gemini-cli-mcp-client, and none of its requests is refused', async () => {
+      const before = new Set((await entriesOf(key.id)).map((e) => e.id));
+      // A placeholder key and a model URL where nothing listens: the session starts without a model.
+      const env = { ...geminiEnv(), GEMINI_API_KEY: 'no-model-in-this-test', GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${await freePort()}` };
+      const acp = new StdioRpc('gemini', ['--acp'], { env, cwd: home, timeoutMs: 60_000 }, true);
+      try {
+        await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        await acp.request('authenticate', { methodId: 'gateway' });
+        // In ACP mode a new session waits for its MCP servers' discovery to end before it answers.
+        const session = await acp.request('session/new', { cwd: home, mcpServers: [] });
+        expect(session.sessionId).toEqual(expect.any(String));
+      } finally {
+        await acp.close();
+      }
+      const entries = await entriesOf(key.id, before);
+      expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'prompts/list', 'resources/list']));
+      expectAllAnsweredFrom(entries, { name: 'gemini-cli-mcp-client', version: GEMINI_VERSION });
+    }, 120_000);
+  });
+
+  describe('Codex', () => {
+    let home: string;
+    let key: { key: string; id: string };
+    let codexEnv: () => Record<string, string>;
+
+    beforeAll(async () => {
+      home = isolatedHome('codex');
+      const codexHome = join(home, '.codex');
+      mkdirSync(codexHome);
+      // No update check, analytics or feedback; the model provider on a closed loopback port (a thread
+      // connects to it when it starts), and no ChatGPT apps.
+      writeFileSync(
+        join(codexHome, 'config.toml'),
+        [
+          'check_for_update_on_startup = false',
+          'model_provider = "loopback"',
+          'model = "no-model-in-this-test"',
+          '',
+          '[model_providers.loopback]',
+          'name = "loopback"',
+          `base_url = "http://127.0.0.1:${await freePort()}/v1"`,
+          '',
+          '[analytics]',
+          'enabled = false',
+          '',
+          '[feedback]',
+          'enabled = false',
+          '',
+          '[features]',
+          'apps = false',
+          '',
+        ].join('\n'),
+      );
+      key = await newKey(server, accountId, withRole([projectId], 'owner'), undefined, 'Codex');
+      codexEnv = () => hostEnv(home, { CODEX_HOME: codexHome, REBLOG_API_KEY: key.key });
+    });
+
+    it(`${CODEX_VERSION}: \`codex mcp add --url --bearer-token-env-var\`, then the app-server lists the tools and calls list_projects (as codex-mcp-client)`, async () => {
+      const add = await runHost('codex', ['mcp', 'add', 'reblog', '--url', mcpUrl, '--bearer-token-env-var', 'REBLOG_API_KEY'], { env: codexEnv(), cwd: home });
+      expectPrinted(add, "Added global MCP server 'reblog'.");
+
+      const app = new StdioRpc('codex', ['app-server'], { env: codexEnv(), cwd: home, timeoutMs: 60_000 });
+      try {
+        await app.request('initialize', { clientInfo: { name: 'reblog-hosts-test', title: null, version: '1.0.0' }, capabilities: null });
+        app.notify('initialized');
+
+        const status = await app.request('mcpServerStatus/list', { detail: 'toolsAndAuthOnly' });
+        const reblog = status.data.find((s: { name: string }) => s.name === 'reblog');
+        expect({ toolsError: reblog?.toolsError, server: reblog?.serverInfo?.name }).toEqual({ toolsError: null, server: 'reblog-mcp' });
+        expect(Object.keys(reblog.tools)).toEqual(expect.arrayContaining(['list_projects', 'list_articles', 'get_article']));
+
+        const { thread } = await app.request('thread/start', {});
+        const result = await app.request('mcpServer/tool/call', { threadId: thread.id, server: 'reblog', tool: 'list_projects', arguments: {} });
+        expect(result.isError ?? false).toBe(false);
+        expect(result.structuredContent).toEqual({ items: [expect.objectContaining({ id: projectId, name: 'Demo blog', role: 'owner' })] });
+      } finally {
+        await app.close();
+      }
+
+      const entries = await entriesOf(key.id);
+      expect(entries.filter((e) => e.method === 'tools/call')).toHaveLength(1);
+      expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'tools/call']));
+      expectAllAnsweredFrom(entries, { name: 'codex-mcp-client', version: CODEX_VERSION });
+    }, 120_000);
+  });
+});
