@@ -64,6 +64,8 @@ interface HostOptions {
   cwd: string;
   /** After this long the process group is killed (SIGKILL). */
   timeoutMs?: number;
+  /** Once what it printed on stdout satisfies this, the process group is killed and the run ends (not timed out). */
+  until?: (stdout: string) => boolean;
 }
 
 /** Spawns `file` in a process group of its own (so a host's children die with it), tracked for {@link killHosts}. */
@@ -83,13 +85,20 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-/** Runs a host command to its end (or its time limit), with nothing on its standard input. */
+/** Runs a host command to its end (or `until`, or its time limit), with nothing on its standard input. */
 export function runHost(file: string, args: string[], options: HostOptions): Promise<HostRun> {
   const child = spawnHost(file, args, options);
   child.stdin!.end();
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  let ended = false;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (!ended && options.until?.(stdout)) {
+      ended = true;
+      killGroup(child);
+    }
+  });
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -60,10 +60,10 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
     return all.filter((e) => e.credential.id === keyId && !seen.has(e.id)).reverse();
   }
 
-  /** Every entry was answered (none refused, by the rate limit or otherwise) and names `client`, DELETE aside (a session's end). */
+  /** Every entry was answered (none refused, by the rate limit or otherwise) and names `client`, a session's end (DELETE) too. */
   function expectAllAnsweredFrom(entries: Entry[], client: { name: string; version: string }) {
     expect(entries.filter((e) => e.outcome !== 'ok')).toEqual([]);
-    for (const entry of entries.filter((e) => e.method !== 'DELETE')) expect(entry.client).toEqual(client);
+    expect(entries.filter((e) => e.client?.name !== client.name || e.client?.version !== client.version)).toEqual([]);
   }
 
   /** The run ended with exit 0 and printed `text`; else a failure showing all it printed. */
@@ -96,6 +96,31 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
       const before = new Set((await entriesOf(demoKeyId)).map((e) => e.id));
       const runs = await Promise.all([list(), list()]);
       for (const run of runs) expectPrinted(run, `reblog: ${mcpUrl} (HTTP) - ✔ Connected`);
+      const entries = await entriesOf(demoKeyId, before);
+      expect(entries.filter((e) => e.method === 'initialize')).toHaveLength(2);
+      expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
+    }, 120_000);
+
+    it('two Claude Code sessions starting at once on the one key: both connect with every tool, and none of their requests is refused', async () => {
+      const before = new Set((await entriesOf(demoKeyId)).map((e) => e.id));
+      // A session in print mode reports its MCP servers and tools in its first event, before it asks
+      // the model (here a closed loopback port): the run ends on that event.
+      const env = hostEnv(home, { ...CLAUDE_ENV, ANTHROPIC_API_KEY: 'no-model-in-this-test', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await freePort()}`, CLAUDE_CODE_MAX_RETRIES: '0' });
+      // The init event: a whole line (one JSON object a line) of type system, subtype init.
+      const initEvent = (stdout: string) => stdout.slice(0, stdout.lastIndexOf('\n')).split('\n').find((line) => line.includes('"subtype":"init"'));
+      const session = () =>
+        runHost('claude', ['-p', 'List my projects.', '--output-format', 'stream-json', '--verbose'], { env, cwd: home, timeoutMs: 45_000, until: (out) => initEvent(out) !== undefined });
+      const runs = await Promise.all([session(), session()]);
+      const inits = runs.map((run) => {
+        const line = initEvent(run.stdout);
+        if (!line) throw new Error(`A session printed no init event: ${describeRun(run)}`);
+        return JSON.parse(line) as { mcp_servers: { name: string; status: string }[]; tools: string[] };
+      });
+      for (const init of inits) {
+        expect(init.mcp_servers).toEqual([{ name: 'reblog', status: 'connected' }]);
+        expect(init.tools).toEqual(expect.arrayContaining(['mcp__reblog__list_projects', 'mcp__reblog__list_articles', 'mcp__reblog__get_article']));
+      }
+      expect(inits[1].tools.filter((t) => t.startsWith('mcp__reblog__')).sort()).toEqual(inits[0].tools.filter((t) => t.startsWith('mcp__reblog__')).sort());
       const entries = await entriesOf(demoKeyId, before);
       expect(entries.filter((e) => e.method === 'initialize')).toHaveLength(2);
       expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
