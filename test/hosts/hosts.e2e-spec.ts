@@ -32,27 +32,35 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
   let claudeLine: string;
   let accountId: string;
   let projectId: string;
-  /** The id of the demo key, the one in the printed line. */
-  let demoKeyId: string;
+  /** The demo key, the one in the printed line. */
+  let demoKey: { key: string; id: string };
 
   beforeAll(async () => {
     db = await createDatabase();
     server = await db.server({ SEED_DEMO: 'true' });
     mcpUrl = `${server.baseUrl}/mcp`;
     [, claudeLine] = await server.waitFor(/^Connect Claude Code: (claude mcp add .+)$/m);
-    const [, demoKey] = await server.waitFor(/API key \(shown once\): (rbk_\S+)/);
+    const [, demoSecret] = await server.waitFor(/API key \(shown once\): (rbk_\S+)/);
     const users = await admin(server, 'get', '/admin/v1/users', undefined, 200);
     const owner = users.items.find((u: { email: string }) => u.email === 'owner@demo.test');
     accountId = (await admin(server, 'get', `/admin/v1/users/${owner.id}`, undefined, 200)).accounts[0].account_id;
     projectId = (await admin(server, 'get', `/admin/v1/accounts/${accountId}/projects`, undefined, 200)).items[0].id;
     const keys = await admin(server, 'get', `/admin/v1/accounts/${accountId}/api-keys`, undefined, 200);
-    demoKeyId = keys.items.find((k: { key_prefix: string }) => demoKey.startsWith(k.key_prefix)).id;
+    demoKey = { key: demoSecret, id: keys.items.find((k: { key_prefix: string }) => demoSecret.startsWith(k.key_prefix)).id };
   }, 180_000);
 
   afterAll(async () => {
     await killHosts();
     await db?.drop();
   });
+
+  /**
+   * A key of the demo account for one test, so that the requests of one test never count against
+   * the rate limit of the next (each test checks that none of its own is refused).
+   */
+  function keyFor(name: string): Promise<{ key: string; id: string }> {
+    return newKey(server, accountId, withRole([projectId], 'owner'), undefined, name);
+  }
 
   /** The activity entries of one credential (oldest first), leaving out those in `seen`. */
   async function entriesOf(keyId: string, seen: Set<string> = new Set()): Promise<Entry[]> {
@@ -72,44 +80,47 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
   }
 
   describe('Claude Code', () => {
-    let home: string;
-
-    beforeAll(() => {
-      home = isolatedHome('claude');
-    });
-
-    const list = () => runHost('claude', ['mcp', 'list'], { env: hostEnv(home, CLAUDE_ENV), cwd: home, timeoutMs: 45_000 });
+    /**
+     * A HOME where the `claude mcp add` line the first start printed was run (as a person pastes it
+     * into a shell), with `key` in place of the demo key when given.
+     */
+    async function claudeHome(key: { key: string } = demoKey): Promise<string> {
+      const home = isolatedHome('claude');
+      const add = await runHost('/bin/sh', ['-c', claudeLine.replace(demoKey.key, key.key)], { env: hostEnv(home, CLAUDE_ENV), cwd: home });
+      expectPrinted(add, `Added HTTP MCP server reblog with URL: ${mcpUrl}`);
+      return home;
+    }
+    const list = (home: string) => runHost('claude', ['mcp', 'list'], { env: hostEnv(home, CLAUDE_ENV), cwd: home });
 
     it(`${CLAUDE_VERSION}: the exact line the first start prints adds the server, and \`claude mcp list\` reports it connected (as claude-code)`, async () => {
-      expect(claudeLine).toBe(`claude mcp add --transport http reblog ${mcpUrl} --header "Authorization: Bearer ${claudeLine.match(/Bearer (rbk_\S+)"/)![1]}"`);
-      // The line as a person pastes it into a shell.
-      const add = await runHost('/bin/sh', ['-c', claudeLine], { env: hostEnv(home, CLAUDE_ENV), cwd: home, timeoutMs: 45_000 });
-      expectPrinted(add, `Added HTTP MCP server reblog with URL: ${mcpUrl}`);
-      expectPrinted(await list(), `reblog: ${mcpUrl} (HTTP) - ✔ Connected`);
+      expect(claudeLine).toBe(`claude mcp add --transport http reblog ${mcpUrl} --header "Authorization: Bearer ${demoKey.key}"`);
+      const home = await claudeHome();
+      expectPrinted(await list(home), `reblog: ${mcpUrl} (HTTP) - ✔ Connected`);
 
-      const entries = await entriesOf(demoKeyId);
+      const entries = await entriesOf(demoKey.id);
       expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list']));
       expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
     }, 120_000);
 
-    it('two `claude mcp list` at once, on the one key: both connect, and none of their requests is refused', async () => {
-      const before = new Set((await entriesOf(demoKeyId)).map((e) => e.id));
-      const runs = await Promise.all([list(), list()]);
+    it('two `claude mcp list` at once, on one key: both connect, and none of their requests is refused', async () => {
+      const key = await keyFor('Claude Code, two lists');
+      const home = await claudeHome(key);
+      const runs = await Promise.all([list(home), list(home)]);
       for (const run of runs) expectPrinted(run, `reblog: ${mcpUrl} (HTTP) - ✔ Connected`);
-      const entries = await entriesOf(demoKeyId, before);
+      const entries = await entriesOf(key.id);
       expect(entries.filter((e) => e.method === 'initialize')).toHaveLength(2);
       expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
     }, 120_000);
 
-    it('two Claude Code sessions starting at once on the one key: both connect with every tool, and none of their requests is refused', async () => {
-      const before = new Set((await entriesOf(demoKeyId)).map((e) => e.id));
+    it('two Claude Code sessions starting at once on one key: both connect with every tool, and none of their requests is refused', async () => {
+      const key = await keyFor('Claude Code, two sessions');
+      const home = await claudeHome(key);
       // A session in print mode reports its MCP servers and tools in its first event, before it asks
       // the model (here a closed loopback port): the run ends on that event.
       const env = hostEnv(home, { ...CLAUDE_ENV, ANTHROPIC_API_KEY: 'no-model-in-this-test', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await freePort()}`, CLAUDE_CODE_MAX_RETRIES: '0' });
       // The init event: a whole line (one JSON object a line) of type system, subtype init.
       const initEvent = (stdout: string) => stdout.slice(0, stdout.lastIndexOf('\n')).split('\n').find((line) => line.includes('"subtype":"init"'));
-      const session = () =>
-        runHost('claude', ['-p', 'List my projects.', '--output-format', 'stream-json', '--verbose'], { env, cwd: home, timeoutMs: 45_000, until: (out) => initEvent(out) !== undefined });
+      const session = () => runHost('claude', ['-p', 'List my projects.', '--output-format', 'stream-json', '--verbose'], { env, cwd: home, until: (out) => initEvent(out) !== undefined });
       const runs = await Promise.all([session(), session()]);
       const inits = runs.map((run) => {
         const line = initEvent(run.stdout);
@@ -121,35 +132,36 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
         expect(init.tools).toEqual(expect.arrayContaining(['mcp__reblog__list_projects', 'mcp__reblog__list_articles', 'mcp__reblog__get_article']));
       }
       expect(inits[1].tools.filter((t) => t.startsWith('mcp__reblog__')).sort()).toEqual(inits[0].tools.filter((t) => t.startsWith('mcp__reblog__')).sort());
-      const entries = await entriesOf(demoKeyId, before);
+      const entries = await entriesOf(key.id);
       expect(entries.filter((e) => e.method === 'initialize')).toHaveLength(2);
       expectAllAnsweredFrom(entries, { name: 'claude-code', version: CLAUDE_VERSION });
     }, 120_000);
   });
 
   describe('Gemini CLI', () => {
-    let home: string;
-    let key: { key: string; id: string };
     /** No usage statistics, telemetry or update checks; the HOME folder trusted (else it leaves MCP servers out). */
-    const geminiEnv = () => hostEnv(home, { GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    const geminiEnv = (home: string) => hostEnv(home, { GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
 
-    beforeAll(async () => {
-      home = isolatedHome('gemini');
+    /** A HOME where `gemini mcp add` added the server with `key`. */
+    async function geminiHome(key: { key: string }): Promise<string> {
+      const home = isolatedHome('gemini');
       mkdirSync(join(home, '.gemini'));
       writeFileSync(
         join(home, '.gemini', 'settings.json'),
         JSON.stringify({ general: { enableAutoUpdate: false, enableAutoUpdateNotification: false }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
       );
-      key = await newKey(server, accountId, withRole([projectId], 'owner'), undefined, 'Gemini CLI');
-    });
-
-    it(`${GEMINI_VERSION}: \`gemini mcp add\` adds the server, and \`gemini mcp list\` reports it connected (as mcp-test-client)`, async () => {
       const add = await runHost('gemini', ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'reblog', mcpUrl, '--header', `Authorization: Bearer ${key.key}`], {
-        env: geminiEnv(),
+        env: geminiEnv(home),
         cwd: home,
       });
       expectPrinted(add, 'MCP server "reblog" added to user settings. (http)');
-      expectPrinted(await runHost('gemini', ['mcp', 'list'], { env: geminiEnv(), cwd: home }), `✓ reblog: ${mcpUrl} (http) - Connected`);
+      return home;
+    }
+
+    it(`${GEMINI_VERSION}: \`gemini mcp add\` adds the server, and \`gemini mcp list\` reports it connected (as mcp-test-client)`, async () => {
+      const key = await keyFor('Gemini CLI');
+      const home = await geminiHome(key);
+      expectPrinted(await runHost('gemini', ['mcp', 'list'], { env: geminiEnv(home), cwd: home }), `✓ reblog: ${mcpUrl} (http) - Connected`);
 
       // `gemini mcp list` checks each server with an MCP client of its own name and a ping.
       const entries = await entriesOf(key.id);
@@ -158,10 +170,11 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
     }, 120_000);
 
     it('a Gemini CLI session (ACP mode, no model) loads the tools, prompts and resources as gemini-cli-mcp-client, and none of its requests is refused', async () => {
-      const before = new Set((await entriesOf(key.id)).map((e) => e.id));
+      const key = await keyFor('Gemini CLI, session');
+      const home = await geminiHome(key);
       // A placeholder key and a model URL where nothing listens: the session starts without a model.
-      const env = { ...geminiEnv(), GEMINI_API_KEY: 'no-model-in-this-test', GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${await freePort()}` };
-      const acp = new StdioRpc('gemini', ['--acp'], { env, cwd: home, timeoutMs: 60_000 }, true);
+      const env = { ...geminiEnv(home), GEMINI_API_KEY: 'no-model-in-this-test', GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${await freePort()}` };
+      const acp = new StdioRpc('gemini', ['--acp'], { env, cwd: home }, true);
       try {
         await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
         await acp.request('authenticate', { methodId: 'gateway' });
@@ -171,7 +184,7 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
       } finally {
         await acp.close();
       }
-      const entries = await entriesOf(key.id, before);
+      const entries = await entriesOf(key.id);
       expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'prompts/list', 'resources/list']));
       expectAllAnsweredFrom(entries, { name: 'gemini-cli-mcp-client', version: GEMINI_VERSION });
     }, 120_000);
@@ -210,7 +223,7 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
           '',
         ].join('\n'),
       );
-      key = await newKey(server, accountId, withRole([projectId], 'owner'), undefined, 'Codex');
+      key = await keyFor('Codex');
       codexEnv = () => hostEnv(home, { CODEX_HOME: codexHome, REBLOG_API_KEY: key.key });
     });
 
@@ -218,7 +231,7 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
       const add = await runHost('codex', ['mcp', 'add', 'reblog', '--url', mcpUrl, '--bearer-token-env-var', 'REBLOG_API_KEY'], { env: codexEnv(), cwd: home });
       expectPrinted(add, "Added global MCP server 'reblog'.");
 
-      const app = new StdioRpc('codex', ['app-server'], { env: codexEnv(), cwd: home, timeoutMs: 60_000 });
+      const app = new StdioRpc('codex', ['app-server'], { env: codexEnv(), cwd: home });
       try {
         await app.request('initialize', { clientInfo: { name: 'reblog-hosts-test', title: null, version: '1.0.0' }, capabilities: null });
         app.notify('initialized');
