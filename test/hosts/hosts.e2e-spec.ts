@@ -12,7 +12,7 @@ import { describeRun, hostEnv, installedVersion, isolatedHome, killHosts, runHos
  * created and the `claude mcp add` line printed), with the default settings (the rate limit
  * above all). Each host gets a HOME of its own, nothing of the test run's environment, its
  * telemetry and update checks off and, where it would talk to a model, a model URL on a closed
- * loopback port: nothing leaves the machine, and no model is needed. See README.md, "Hosts".
+ * loopback port: nothing leaves the machine, and no model is needed. See README.md, "Hosts tested".
  */
 
 const CLAUDE_VERSION = installedVersion('@anthropic-ai/claude-code');
@@ -62,10 +62,10 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
     return newKey(server, accountId, withRole([projectId], 'owner'), undefined, name);
   }
 
-  /** The activity entries of one credential (oldest first), leaving out those in `seen`. */
-  async function entriesOf(keyId: string, seen: Set<string> = new Set()): Promise<Entry[]> {
+  /** The activity entries of one credential, oldest first. */
+  async function entriesOf(keyId: string): Promise<Entry[]> {
     const all: Entry[] = await activity(server, accountId);
-    return all.filter((e) => e.credential.id === keyId && !seen.has(e.id)).reverse();
+    return all.filter((e) => e.credential.id === keyId).reverse();
   }
 
   /** Every entry was answered (none refused, by the rate limit or otherwise) and names `client`, a session's end (DELETE) too. */
