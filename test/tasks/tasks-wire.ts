@@ -1,3 +1,4 @@
+import { eventually } from '../support/database.js';
 import type { TestApp } from '../support/test-app.js';
 import { ask, type Answer } from '../support/wire2026.js';
 
@@ -31,12 +32,6 @@ export async function getTask(t: Pick<TestApp, 'http'>, token: string, taskId: s
 }
 
 /** Polls tasks/get until `done(task)`; fails after `timeoutMs` with the last task seen. */
-export async function waitForTask(t: Pick<TestApp, 'http'>, token: string, taskId: string, done: (task: any) => boolean = (task) => ['completed', 'failed', 'cancelled'].includes(task.status), timeoutMs = 15_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const task = await getTask(t, token, taskId);
-    if (done(task)) return task;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+export function waitForTask(t: Pick<TestApp, 'http'>, token: string, taskId: string, done: (task: any) => boolean = (task) => ['completed', 'failed', 'cancelled'].includes(task.status), timeoutMs = 15_000): Promise<any> {
+  return eventually(() => getTask(t, token, taskId), done, timeoutMs);
 }
