@@ -2,7 +2,7 @@
 // temporary DATA_DIR (its own embedded PostgreSQL), waits until it is ready and reads the demo
 // API key from its output. Shared by scripts/conformance.mjs and bench/.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,20 +42,25 @@ export function run(cmd, args, options = {}) {
 
 /**
  * Starts the server as `npm start` does ({@link START_ARGS}), or another built entry point (`entry`, a path
- * from the root). Resolves to { url, origin, port, key, pid, stop() } once the server has printed its ready
- * line and the demo key; rejects with the output if it exits first.
+ * from `cwd`, the root by default). Resolves to { url, origin, port, key, pid, stop() } once the server has
+ * printed its ready line and the demo key; rejects with the output if it exits first. With `user`
+ * ({uid, gid}) the server runs as that user, in a DATA_DIR it owns. stop() resolves to the exit code
+ * (or the signal that ended it).
  */
-export async function startServer({ env = {}, nodeArgs = [], entry = START_ARGS.at(-1), readyTimeoutMs = 180_000 } = {}) {
+export async function startServer({ env = {}, nodeArgs = [], entry = START_ARGS.at(-1), readyTimeoutMs = 180_000, cwd = ROOT, user } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'reblog-run-'));
   // When run as root, the embedded PostgreSQL runs as the postgres user, which must enter this folder.
   chmodSync(dataDir, 0o755);
+  if (user) chownSync(dataDir, user.uid, user.gid);
   // The bench's own node flags go with the start script's, before the entry point.
   const child = spawn(process.execPath, [...START_ARGS.slice(0, -1), ...nodeArgs, entry], {
-    cwd: ROOT,
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
     env: {
       ...process.env,
+      ...(user ? { HOME: dataDir } : {}),
       NODE_ENV: 'development',
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -70,7 +75,11 @@ export async function startServer({ env = {}, nodeArgs = [], entry = START_ARGS.
   });
   let output = '';
   let exited = false;
-  const exit = new Promise((done) => child.once('exit', (code, signal) => ((exited = true), done(signal ?? code))));
+  const exit = new Promise((done) => {
+    child.once('exit', (code, signal) => ((exited = true), done(signal ?? code)));
+    // Not started at all (node not executable by `user`, say): said as the exit.
+    child.once('error', (err) => ((exited = true), (output += `${err.message}\n`), done(err.code ?? 'error')));
+  });
 
   const ready = new Promise((done, fail) => {
     let key;
@@ -104,6 +113,7 @@ export async function startServer({ env = {}, nodeArgs = [], entry = START_ARGS.
     }
     if (killed) stopLeftoverPostgres(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
+    return exit;
   };
 
   try {

@@ -27,7 +27,7 @@ export type Queryable = DataSource | EntityManager | pg.Pool | pg.PoolClient | p
 export interface SqlOptions {
   /**
    * A statement on a hot path: its text is kept in `src/queries/<aggregate>.sql` for review, and a
-   * test fails when the two differ (`UPDATE_QUERY_SNAPSHOTS=1 npx jest src/database/queries` rewrites them).
+   * test fails when the two differ (`UPDATE_QUERY_SNAPSHOTS=1 npx jest src/database/hot-statements` rewrites them).
    */
   hot?: boolean;
   /** Name it for the server to prepare once per connection (pg pools only; TypeORM cannot name a statement). */

@@ -179,6 +179,9 @@ interface CarriedState {
   answers: Record<string, unknown>;
 }
 
+/** Whether this process has said that REQUEST_STATE_SECRET is unset: once per process, not once per app in it. */
+let generatedSecretWarned = false;
+
 /** Makes the {@link Asker} of a request, in its era. */
 @Injectable()
 export class InputRequests implements OnModuleInit {
@@ -190,7 +193,8 @@ export class InputRequests implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    if (this.config.requestStateSecretGenerated) {
+    if (this.config.requestStateSecretGenerated && !generatedSecretWarned) {
+      generatedSecretWarned = true;
       this.log.warn('REQUEST_STATE_SECRET is not set: this process signs requestState with a secret of its own, so a 2026-07-28 retry that reaches another instance is refused. Set the same REQUEST_STATE_SECRET on every instance.');
     }
   }

@@ -53,15 +53,21 @@ const SLOW_INPUT = { type: 'object', properties: { seconds: { type: 'number', mi
 
 /** Ticks of the slow fixture on this process, by label: a test sees the work stop when its task is cancelled. */
 export const slowComputeTicks = new Map<string, number>();
+/** How each labelled run of the slow fixture ended on this process: `stopped` when its signal aborted it. */
+export const slowComputeEnded = new Map<string, 'finished' | 'stopped'>();
 
 @McpTool(fixture('slow_compute', 'Tasks fixture: sleeps `seconds` (stops when cancelled), then answers.', SLOW_INPUT, 'optional'))
 @Injectable()
 export class SlowComputeFixture {
   run = async ({ seconds, label }: { seconds: number; label?: string }, ctx: ToolContext) => {
     const deadline = Date.now() + seconds * 1000;
-    while (Date.now() < deadline) {
-      await sleep(Math.min(100, deadline - Date.now()), ctx.signal);
-      if (label) slowComputeTicks.set(label, (slowComputeTicks.get(label) ?? 0) + 1);
+    try {
+      while (Date.now() < deadline) {
+        await sleep(Math.min(100, deadline - Date.now()), ctx.signal);
+        if (label) slowComputeTicks.set(label, (slowComputeTicks.get(label) ?? 0) + 1);
+      }
+    } finally {
+      if (label) slowComputeEnded.set(label, ctx.signal.aborted ? 'stopped' : 'finished');
     }
     return text(`Computed for ${seconds}s${label ? ` (${label})` : ''}.`);
   };

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
-import { admin, newAccountWithProjects, newKey } from '../support/fixtures.js';
+import { signInOnPage } from '../support/console.js';
+import { newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { call, callOk, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, type TestUser } from '../support/people.js';
@@ -51,12 +52,7 @@ describeWithChromium('console activity in Chromium', () => {
     expect((await rpc(t, token, call(2, tool, args), sessionHeaders(sessionId))).status).toBe(200);
   }
 
-  async function signIn(user: TestUser): Promise<void> {
-    const link = await admin(t, 'post', `/admin/v1/users/${user.id}/login-links`, {}, 201);
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/console/accounts/${accountId}`);
-  }
+  const signIn = (user: TestUser) => signInOnPage(page, t, user.id, accountId);
 
   beforeAll(async () => {
     browser = await launchChromium();

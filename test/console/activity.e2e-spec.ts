@@ -1,3 +1,4 @@
+import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { v7 } from 'uuid';
 import { ActivityRepository, type ActivityInsert } from '../../src/activity/activity.repository.js';
 import { newAccountWithProjects, newKey } from '../support/fixtures.js';
@@ -14,11 +15,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const MISSING = '00000000-0000-7000-8000-000000000000';
 const ENTRY_LINK = /href="\/console\/accounts\/[0-9a-f-]{36}\/activity\/([0-9a-f-]{36})"/g;
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
 /** The entry ids listed on an Activity page, in order. */
 const listed = (text: string): string[] => [...text.matchAll(ENTRY_LINK)].map((m) => m[1]);
 
@@ -26,9 +22,9 @@ describe('console activity page', () => {
   let t: TestApp;
   let accountId: string;
   let projectIds: string[];
-  let owner: Session;
-  let member: Session;
-  let other: { accountId: string; session: Session; entryId: string };
+  let owner: ConsoleSession;
+  let member: ConsoleSession;
+  let other: { accountId: string; session: ConsoleSession; entryId: string };
   let key: { key: string; id: string };
   let ownerGrant: { token: string; id: string };
   let memberGrant: { token: string; id: string };
@@ -37,10 +33,7 @@ describe('console activity page', () => {
   let folded: ActivityInsert;
   let failed: ActivityInsert;
 
-  const get = (path: string, s?: Session) => {
-    const req = t.http.get(path).redirects(0);
-    return s ? req.set('Cookie', s.cookie) : req;
-  };
+  const { get } = consoleHttp(() => t);
   const page = (rest = '') => `/console/accounts/${accountId}/activity${rest}`;
 
   /** Initializes a session as `client` and calls `tool` in it; answers the session id. */

@@ -1,3 +1,4 @@
+import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { admin, newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -11,37 +12,21 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 const MISSING = '00000000-0000-7000-8000-000000000000';
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
 describe('console access rules', () => {
   let t: TestApp;
   let accountId: string;
   let projectIds: string[];
   let owner: TestUser;
   let member: TestUser;
-  let ownerSession: Session;
-  let memberSession: Session;
+  let ownerSession: ConsoleSession;
+  let memberSession: ConsoleSession;
   // Another account, with its own owner, grant and key: every id of it must be 404 to the people above.
-  let other: { accountId: string; projectId: string; grantId: string; keyId: string; session: Session };
+  let other: { accountId: string; projectId: string; grantId: string; keyId: string; session: ConsoleSession };
   let ownerGrant: { token: string; id: string };
   let memberGrant: { token: string; id: string };
   let key: { key: string; id: string };
 
-  const get = (path: string, s?: Session) => {
-    const req = t.http.get(path).redirects(0);
-    return s ? req.set('Cookie', s.cookie) : req;
-  };
-  const post = (path: string, s: Session | undefined, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) => {
-    const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(fields)) for (const value of Array.isArray(v) ? v : [v]) body.append(k, value);
-    const req = t.http.post(path).type('form').redirects(0);
-    if (s) req.set('Cookie', s.cookie);
-    for (const [k, v] of Object.entries(headers)) req.set(k, v);
-    return req.send(body.toString());
-  };
+  const { get, post } = consoleHttp(() => t);
   const page = (rest = '') => `/console/accounts/${accountId}${rest ? `/${rest}` : ''}`;
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
+import { signInOnPage } from '../support/console.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -52,10 +53,7 @@ describeWithChromium('owners console in Chromium', () => {
 
   it('the owner follows a sign-in link and lands in their only account: the overview', async () => {
     expect((await rpc(t, grant.token, PING)).status).toBe(200);
-    const link = await admin(t, 'post', `/admin/v1/users/${owner.id}/login-links`, {}, 201);
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/console/accounts/${accountId}`);
+    await signInOnPage(page, t, owner.id, accountId);
     expect(await page.locator('h1').textContent()).toBe('Overview');
     expect(await page.locator('main').textContent()).toContain('Cooking blog');
     await check('overview');

@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
+import { signInOnPage } from '../support/console.js';
 import { createDatabase, eventually, jobRow, type TestDatabase } from '../support/database.js';
-import { admin, configuredTenant, type Tenant } from '../support/fixtures.js';
+import { configuredTenant, type Tenant } from '../support/fixtures.js';
 import { callOk } from '../support/mcp-client.js';
 import { addAccountMember, addProjectMember, newUser, type TestUser } from '../support/people.js';
 import type { TestApp } from '../support/test-app.js';
@@ -28,12 +29,7 @@ describeWithChromium('console jobs in Chromium', () => {
 
   const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
-  async function signIn(user: TestUser): Promise<void> {
-    const link = await admin(api, 'post', `/admin/v1/users/${user.id}/login-links`, {}, 201);
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/console/accounts/${tenant.accountId}`);
-  }
+  const signIn = (user: TestUser) => signInOnPage(page, api, user.id, tenant.accountId);
 
   beforeAll(async () => {
     browser = await launchChromium();

@@ -1,3 +1,4 @@
+import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { createDatabase, eventually, jobRow, type TestDatabase } from '../support/database.js';
 import { configuredTenant, type Tenant } from '../support/fixtures.js';
 import { callOk } from '../support/mcp-client.js';
@@ -12,19 +13,14 @@ import type { TestApp } from '../support/test-app.js';
 
 const MISSING = '00000000-0000-7000-8000-000000000000';
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
 describe('console jobs', () => {
   let db: TestDatabase;
   let api: TestApp;
   let tenant: Tenant;
   let owner: TestUser;
   let member: TestUser;
-  let ownerSession: Session;
-  let memberSession: Session;
+  let ownerSession: ConsoleSession;
+  let memberSession: ConsoleSession;
   let [p1, p2, p3] = ['', '', ''];
   let written: { job_id: string; article_id: string; title: string };
   let image: { job_id: string; media_id: string };
@@ -32,18 +28,9 @@ describe('console jobs', () => {
   let queuedP1: string;
   let queuedP2: string;
   let queuedP3: string;
-  let other: { accountId: string; session: Session; jobId: string };
+  let other: { accountId: string; session: ConsoleSession; jobId: string };
 
-  const get = (path: string, s?: Session) => {
-    const req = api.http.get(path).redirects(0);
-    return s ? req.set('Cookie', s.cookie) : req;
-  };
-  const post = (path: string, s: Session | undefined, fields: Record<string, string>, headers: Record<string, string> = {}) => {
-    const req = api.http.post(path).type('form').redirects(0);
-    if (s) req.set('Cookie', s.cookie);
-    for (const [k, v] of Object.entries(headers)) req.set(k, v);
-    return req.send(new URLSearchParams(fields).toString());
-  };
+  const { get, post } = consoleHttp(() => api);
   const page = (rest = '') => `/console/accounts/${tenant.accountId}${rest ? `/${rest}` : ''}`;
   const status = async (id: string) => (await jobRow(db.url, id)).status as string;
 
@@ -137,7 +124,7 @@ describe('console jobs', () => {
       const res = await get(path, other.session);
       expect([path, res.status]).toEqual([path, 404]);
     }
-    const forms: [string, Session][] = [
+    const forms: [string, ConsoleSession][] = [
       [page(`jobs/${other.jobId}/cancel`), ownerSession],
       [`${theirs}/jobs/${other.jobId}/cancel`, ownerSession],
       [page(`jobs/${MISSING}/cancel`), ownerSession],

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
+import { signInOnPage } from '../support/console.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { callTool } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -64,10 +65,7 @@ describeWithChromium('console members in Chromium', () => {
   });
 
   it('the owner signs in by link and opens Members: people with their account and project roles', async () => {
-    const link = await admin(t, 'post', `/admin/v1/users/${owner.id}/login-links`, {}, 201);
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/console/accounts/${accountId}`);
+    await signInOnPage(page, t, owner.id, accountId);
     await page.getByRole('link', { name: 'Members' }).click();
     await page.waitForURL(`**/console/accounts/${accountId}/members`);
     const text = await page.locator('main').textContent();

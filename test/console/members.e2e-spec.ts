@@ -1,4 +1,5 @@
 import { signInWithLink } from '../sign-in/sign-in-helpers.js';
+import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { eventually, startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { callTool } from '../support/mcp-client.js';
@@ -14,11 +15,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const MISSING = '00000000-0000-7000-8000-000000000000';
 const SOON = 1_000;
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
 describe('console members', () => {
   let db: TestDatabase;
   let a: TestApp;
@@ -27,23 +23,12 @@ describe('console members', () => {
   let projectIds: string[];
   let owner: TestUser;
   let member: TestUser;
-  let ownerSession: Session;
-  let memberSession: Session;
+  let ownerSession: ConsoleSession;
+  let memberSession: ConsoleSession;
   let memberGrant: { token: string; id: string };
   let other: { accountId: string; projectId: string; owner: TestUser; member: TestUser };
 
-  const get = (path: string, s?: Session) => {
-    const req = a.http.get(path).redirects(0);
-    return s ? req.set('Cookie', s.cookie) : req;
-  };
-  const post = (path: string, s: Session | undefined, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) => {
-    const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(fields)) for (const value of Array.isArray(v) ? v : [v]) body.append(k, value);
-    const req = a.http.post(path).type('form').redirects(0);
-    if (s) req.set('Cookie', s.cookie);
-    for (const [k, v] of Object.entries(headers)) req.set(k, v);
-    return req.send(body.toString());
-  };
+  const { get, post } = consoleHttp(() => a);
   const page = (rest = '') => `/console/accounts/${accountId}${rest ? `/${rest}` : ''}`;
   /** `list_projects` of a token on B: `{project id: role}`. */
   const projectsOnB = async (token: string): Promise<Record<string, string>> => {

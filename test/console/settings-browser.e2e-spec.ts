@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, screenshotAndCheck } from '../support/browser.js';
-import { admin, newAccountWithProjects, newKey } from '../support/fixtures.js';
+import { signInOnPage } from '../support/console.js';
+import { newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { callOk, rpc } from '../support/mcp-client.js';
 import { addAccountMember, newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -52,10 +53,7 @@ describeWithChromium('console project settings in Chromium', () => {
   });
 
   it("the owner signs in by link and goes from the Overview to a project's settings", async () => {
-    const link = await admin(t, 'post', `/admin/v1/users/${owner.id}/login-links`, {}, 201);
-    await page.goto(link.url);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/console/accounts/${accountId}`);
+    await signInOnPage(page, t, owner.id, accountId);
     await page.getByRole('link', { name: 'Settings of Cooking blog' }).click();
     await page.waitForURL(`**/console/accounts/${accountId}/projects/${projectId}/settings`);
     expect(await page.locator('h1').textContent()).toBe('Settings of Cooking blog');

@@ -1,3 +1,4 @@
+import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { eventually, startInstances, type TestDatabase } from '../support/database.js';
 import { admin, newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { callOk, rpc } from '../support/mcp-client.js';
@@ -16,34 +17,18 @@ const MISSING = '00000000-0000-7000-8000-000000000000';
 const SOON = 1_000;
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
 describe('console project settings', () => {
   let db: TestDatabase;
   let a: TestApp;
   let b: TestApp;
   let accountId: string;
   let projectIds: string[];
-  let ownerSession: Session;
-  let memberSession: Session;
+  let ownerSession: ConsoleSession;
+  let memberSession: ConsoleSession;
   let key: { key: string; id: string };
-  let other: { accountId: string; projectId: string; session: Session };
+  let other: { accountId: string; projectId: string; session: ConsoleSession };
 
-  const get = (path: string, s?: Session) => {
-    const req = a.http.get(path).redirects(0);
-    return s ? req.set('Cookie', s.cookie) : req;
-  };
-  const post = (path: string, s: Session | undefined, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) => {
-    const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(fields)) for (const value of Array.isArray(v) ? v : [v]) body.append(k, value);
-    const req = a.http.post(path).type('form').redirects(0);
-    if (s) req.set('Cookie', s.cookie);
-    for (const [k, v] of Object.entries(headers)) req.set(k, v);
-    return req.send(body.toString());
-  };
+  const { get, post } = consoleHttp(() => a);
   const settings = (rest = '', account = accountId, project = projectIds[0]) => `/console/accounts/${account}/projects/${project}/settings${rest ? `/${rest}` : ''}`;
   const toolNames = async (t: TestApp) => ((await rpc(t, key.key, LIST)).body.result.tools as { name: string }[]).map((tool) => tool.name);
   const disabledTools = async (projectId = projectIds[0], account = accountId): Promise<string[]> =>
@@ -94,10 +79,10 @@ describe('console project settings', () => {
 
   it("a member (even a project owner), another account's ids and ids that do not exist get the same 404 page on the page and both forms", async () => {
     // The page names who is signed in: compare each person's answers with their own 404 page.
-    const notFound = async (who: Session) => (await get(`/console/accounts/${MISSING}`, who)).text;
+    const notFound = async (who: ConsoleSession) => (await get(`/console/accounts/${MISSING}`, who)).text;
     expect(await notFound(ownerSession)).toContain('Not found');
     const s = ownerSession;
-    const places: [string, Session][] = [
+    const places: [string, ConsoleSession][] = [
       [settings('', accountId, projectIds[0]), memberSession],
       [settings('', accountId, other.projectId), s],
       [settings('', other.accountId, other.projectId), s],

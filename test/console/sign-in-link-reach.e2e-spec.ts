@@ -1,3 +1,4 @@
+import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { addAccountMember, newUser, signedIn, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -7,11 +8,6 @@ import { field, openSignIn, pathOf, postSignIn, signInWithLink, sqlOn } from '..
 // only for a person whose every account they own (README "The owners' console"). The takeover it
 // closes: Alice owns A, Bob owns B; Alice adds Bob to A, makes "his" link, opens it and is Bob in B.
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
 const REFUSAL = 'belongs to other accounts: they sign in themselves, or ask your operator.';
 
 describe('console sign-in links never reach further than their maker', () => {
@@ -20,9 +16,9 @@ describe('console sign-in links never reach further than their maker', () => {
   let accountB: string;
   let alice: TestUser;
   let bob: TestUser;
-  let aliceSession: Session;
+  let aliceSession: ConsoleSession;
 
-  const post = (path: string, s: Session, fields: Record<string, string>) => t.http.post(path).type('form').redirects(0).set('Cookie', s.cookie).send(new URLSearchParams(fields).toString());
+  const { post } = consoleHttp(() => t);
   const pageA = (rest: string) => `/console/accounts/${accountA}/${rest}`;
   const linkCount = async (userId: string) => Number((await sqlOn(t, 'SELECT count(*) AS n FROM login_links WHERE user_id = $1', [userId])).rows[0].n);
   const linkUrl = (text: string) => /id="sign-in-link"[^>]*>([^<]+)</.exec(text)?.[1].replace(/&amp;/g, '&');

@@ -2,7 +2,7 @@ import { startInstances, type TestDatabase } from '../support/database.js';
 import { activity, createTenant, WRITER_ANSWERS } from '../support/fixtures.js';
 import { streamingCall } from '../support/sse-call.js';
 import type { TestApp } from '../support/test-app.js';
-import { CLIENT_INFO, expectModernResult, meta, modern, modernBody, modernHeaders } from './modern-wire.js';
+import { CLIENT_INFO, expectModernResult, meta, modern, modernBody, modernHeaders } from '../support/wire2026.js';
 
 /**
  * One 2026-07-28 client whose consecutive calls land on two instances behind a gateway (issue 15

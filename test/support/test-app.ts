@@ -33,7 +33,8 @@ export async function startTestApp(env: Record<string, string> = {}, extraModule
     DATABASE_URL: process.env.DATABASE_URL,
     DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: 'warn',
+    // Test output is the tests' results: an app in the test process logs errors only, unless a test sets LOG_LEVEL.
+    LOG_LEVEL: 'error',
     PORT: String(env.PORT ?? (await freePort())),
     RATE_LIMIT_PER_SECOND: '100000',
     ...env,

@@ -1,6 +1,6 @@
 import { ConformanceFixturesModule } from '../conformance/conformance-fixtures.module.js';
-import { slowComputeTicks } from '../conformance/tasks-fixtures.js';
-import { createDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { slowComputeEnded, slowComputeTicks } from '../conformance/tasks-fixtures.js';
+import { createDatabase, eventually, withClient, type TestDatabase } from '../support/database.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import type { TestApp } from '../support/test-app.js';
 import { createTask, getTask, modern, waitForTask } from './tasks-wire.js';
@@ -10,7 +10,6 @@ import { createTask, getTask, modern, waitForTask } from './tasks-wire.js';
  * on A stops); an instance that stops, or stops renewing its lease, leaves its tasks failed, not
  * working forever.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE = { TASK_LEASE_MS: '900' };
 
 describe('tasks across instances', () => {
@@ -26,11 +25,18 @@ describe('tasks across instances', () => {
   });
   afterAll(() => db?.drop());
 
+  /** The database's clock, and when the lease a task took at its creation (TASK_LEASE_MS) ends on it. */
+  const dbNow = () => withClient(db.url, async (c) => (await c.query('SELECT now() AS now')).rows[0].now as Date);
+  const leaseEndOf = (taskId: string) =>
+    withClient(db.url, async (c) => (await c.query(`SELECT created_at + interval '900 milliseconds' AS ends FROM mcp_tasks WHERE id = $1`, [taskId])).rows[0].ends as Date);
+
   it('created on A, polled on B until completed; input answered on B resumes there', async () => {
     const taskId = await createTask(a, tenant.key, 'slow_compute', { seconds: 1.5 });
     expect((await getTask(b, tenant.key, taskId)).status).toBe('working');
-    // Longer than the lease: A renews it, so B does not take the task for lost.
-    await sleep(1_200);
+    // Past the lease A took at the start (in the database's time): A renews it, so B does not take the
+    // task for lost.
+    const leaseEnd = await leaseEndOf(taskId);
+    await eventually(() => dbNow(), (now) => now > leaseEnd, 15_000, 20);
     expect((await getTask(b, tenant.key, taskId)).status).toBe('working');
     const done = await waitForTask(b, tenant.key, taskId);
     expect(done.status).toBe('completed');
@@ -44,13 +50,11 @@ describe('tasks across instances', () => {
 
   it('cancelled on B: the run on A stops', async () => {
     const taskId = await createTask(a, tenant.key, 'slow_compute', { seconds: 60, label: 'cross-cancel' });
-    await sleep(300);
+    await eventually(async () => slowComputeTicks.get('cross-cancel') ?? 0, (ticks) => ticks > 0, 15_000, 20);
     expect((await modern(b, tenant.key, 'tasks/cancel', { taskId })).result.resultType).toBe('complete');
-    // A hears of it through the database (LISTEN/NOTIFY).
-    await sleep(400);
-    const ticks = slowComputeTicks.get('cross-cancel');
-    await sleep(400);
-    expect(slowComputeTicks.get('cross-cancel')).toBe(ticks);
+    // A hears of it through the database (LISTEN/NOTIFY): its run ends on the aborted signal, long before its 60 s.
+    expect(await eventually(async () => slowComputeEnded.get('cross-cancel'), (ended) => ended !== undefined, 15_000, 20)).toBe('stopped');
+    expect(slowComputeTicks.get('cross-cancel')).toBeLessThan(600);
     expect((await getTask(a, tenant.key, taskId)).status).toBe('cancelled');
   });
 
@@ -58,8 +62,7 @@ describe('tasks across instances', () => {
     const taskId = await createTask(b, tenant.key, 'slow_compute', { seconds: 5 });
     // As if B had died: its lease is no longer renewed.
     await withClient(db.url, (c) => c.query(`UPDATE mcp_tasks SET instance = 'gone' WHERE id = $1`, [taskId]));
-    await sleep(1_200);
-    const failed = await getTask(a, tenant.key, taskId);
+    const failed = await waitForTask(a, tenant.key, taskId, (task) => task.status !== 'working');
     expect(failed.status).toBe('failed');
     expect(failed.error).toEqual({ code: -32603, message: expect.stringMatching(/instance running this task stopped/) });
     await modern(a, tenant.key, 'tasks/cancel', { taskId });
@@ -68,7 +71,7 @@ describe('tasks across instances', () => {
   it('an instance that stops fails its running tasks at once', async () => {
     const c = await db.app(LEASE, [ConformanceFixturesModule]);
     const taskId = await createTask(c, tenant.key, 'slow_compute', { seconds: 60, label: 'stopping' });
-    await sleep(200);
+    await eventually(async () => slowComputeTicks.get('stopping') ?? 0, (ticks) => ticks > 0, 15_000, 20);
     await c.close();
     const failed = await getTask(a, tenant.key, taskId);
     expect(failed.status).toBe('failed');

@@ -1,6 +1,6 @@
 import { ConformanceFixturesModule } from '../conformance/conformance-fixtures.module.js';
-import { confirmDeleteAnswered, slowComputeTicks } from '../conformance/tasks-fixtures.js';
-import { createDatabase, type TestDatabase } from '../support/database.js';
+import { confirmDeleteAnswered, slowComputeEnded, slowComputeTicks } from '../conformance/tasks-fixtures.js';
+import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
 import { createTenant, ISO, newKey, withRole, type Tenant } from '../support/fixtures.js';
 import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
@@ -11,7 +11,6 @@ import { callTool, createTask, getTask, modern, TASKS, waitForTask, WITHOUT_TASK
  * becomes a task when the request declares the extension; tasks/get, /update and /cancel; the gate,
  * ownership, param errors, input_required through tasks/update; and the legacy era left as it was.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('tasks extension (2026-07-28)', () => {
   let db: TestDatabase;
@@ -67,16 +66,15 @@ describe('tasks extension (2026-07-28)', () => {
 
   it('tasks/cancel acks empty, the task ends cancelled and its work stops; cancelling again, or a finished task, is the same ack', async () => {
     const taskId = await createTask(t, tenant.key, 'slow_compute', { seconds: 60, label: 'cancel-1' });
-    await sleep(300);
-    expect(slowComputeTicks.get('cancel-1')).toBeGreaterThan(0);
+    await eventually(async () => slowComputeTicks.get('cancel-1') ?? 0, (ticks) => ticks > 0, 15_000, 20);
     const ack = await modern(t, tenant.key, 'tasks/cancel', { taskId });
     expect(ack.status).toBe(200);
     expect(Object.keys(ack.result).sort()).toEqual(['_meta', 'resultType']);
     expect(ack.result.resultType).toBe('complete');
     expect((await getTask(t, tenant.key, taskId)).status).toBe('cancelled');
-    const ticks = slowComputeTicks.get('cancel-1');
-    await sleep(400);
-    expect(slowComputeTicks.get('cancel-1')).toBe(ticks);
+    // The run ends on its aborted signal, long before its 60 s (600 ticks): its work stopped.
+    expect(await eventually(async () => slowComputeEnded.get('cancel-1'), (ended) => ended !== undefined, 15_000, 20)).toBe('stopped');
+    expect(slowComputeTicks.get('cancel-1')).toBeLessThan(600);
     expect((await getTask(t, tenant.key, taskId)).status).toBe('cancelled');
 
     const again = await modern(t, tenant.key, 'tasks/cancel', { taskId });
@@ -123,8 +121,8 @@ describe('tasks extension (2026-07-28)', () => {
     const answer = { confirm: { action: 'accept', content: { confirm: true } } };
     const acks = await Promise.all(Array.from({ length: 5 }, () => modern(t, tenant.key, 'tasks/update', { taskId, inputResponses: answer })));
     for (const ack of acks) expect(ack.result.resultType).toBe('complete');
+    // Each tasks/update that resumes the call starts its run before it acks, and all five acks are in.
     expect((await waitForTask(t, tenant.key, taskId)).result.content[0].text).toBe(`Deleted ${filename}.`);
-    await sleep(300);
     expect(confirmDeleteAnswered.get(filename)).toBe(1);
   });
 

@@ -1,10 +1,12 @@
-import { rpc } from '../support/mcp-client.js';
-import type { TestApp } from '../support/test-app.js';
+import { rpc } from './mcp-client.js';
+import type { TestApp } from './test-app.js';
 
 /**
  * The MCP 2026-07-28 wire, raw (no SDK client speaks it yet): what the conformance suite's stateless
- * client sends (design-15 §0) — the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, and
- * `params._meta` with the protocol version, the client's capabilities and (optionally) its identity.
+ * client sends (docs/protocol.md "The 2026-07-28 era") — the `MCP-Protocol-Version`, `Mcp-Method` and
+ * `Mcp-Name` headers, and `params._meta` with the protocol version, the client's capabilities and
+ * (optionally) its identity.
+ * The one builder of 2026 requests for every test folder.
  */
 export const MODERN = '2026-07-28';
 export const CLIENT_INFO = { name: 'wire-2026-client', version: '2.0.0' };
@@ -21,7 +23,15 @@ export function meta(extra: Record<string, unknown> = {}): Record<string, unknow
   return { [META_KEYS.protocolVersion]: MODERN, [META_KEYS.clientInfo]: CLIENT_INFO, [META_KEYS.clientCapabilities]: {}, ...extra };
 }
 
-const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** The param a method's `Mcp-Name` header repeats. */
+const NAME_PARAM: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 export interface ModernOptions {
   /** `params._meta` as sent (default {@link meta}()); null: none. */
@@ -44,6 +54,28 @@ export function modernBody(id: number | string | undefined, method: string, para
 /** POSTs one 2026 request (supertest): conformant headers and `_meta` unless `opts` say otherwise. */
 export function modern(t: Pick<TestApp, 'http'>, token: string | null, id: number | string | undefined, method: string, params: Record<string, unknown> = {}, opts: ModernOptions = {}) {
   return rpc(t, token, modernBody(id, method, params, opts.meta === undefined ? meta() : opts.meta), { ...modernHeaders(method, params), ...opts.headers });
+}
+
+/** A parsed answer to {@link ask}. */
+export interface Answer {
+  status: number;
+  body: any;
+  result: any;
+  error: any;
+}
+
+let nextId = 1;
+
+/**
+ * One 2026 request with a fresh id, conformant headers and `_meta` declaring `caps` as the client's
+ * capabilities (`metaExtra` keys over those); fails unless the answer echoes the id.
+ */
+export async function ask(t: Pick<TestApp, 'http'>, token: string, method: string, params: Record<string, unknown> = {}, caps: Record<string, unknown> = {}, metaExtra: Record<string, unknown> = {}): Promise<Answer> {
+  const id = nextId++;
+  const res = await modern(t, token, id, method, params, { meta: meta({ [META_KEYS.clientCapabilities]: caps, ...metaExtra }) });
+  const body = res.body && typeof res.body === 'object' && Object.keys(res.body).length ? res.body : JSON.parse(res.text);
+  if (body.id !== id) throw new Error(`answer id ${JSON.stringify(body.id)} for request ${id}: ${res.text}`);
+  return { status: res.status, body, result: body.result, error: body.error };
 }
 
 /** Asserts a JSON-RPC error answer: its HTTP status, code and echoed id; returns the error object. */
