@@ -100,3 +100,13 @@ describe('loadConfig: REQUEST_STATE_SECRET', () => {
     expect(a.requestStateSecret.equals(b.requestStateSecret)).toBe(false);
   });
 });
+
+describe('loadConfig: the rate limit', () => {
+  it('RATE_LIMIT_MAX_WAIT_MS: 1000 by default, 0 refuses at once, a wrong value is named', () => {
+    expect(loadConfig({}).rateLimitMaxWaitMs).toBe(1_000);
+    expect(loadConfig({ RATE_LIMIT_MAX_WAIT_MS: '0' }).rateLimitMaxWaitMs).toBe(0);
+    expect(loadConfig({ RATE_LIMIT_MAX_WAIT_MS: '2500' }).rateLimitMaxWaitMs).toBe(2_500);
+    expect(() => loadConfig({ RATE_LIMIT_MAX_WAIT_MS: '-1' })).toThrow('RATE_LIMIT_MAX_WAIT_MS must be a whole number from 0 to 60000; got "-1".');
+    expect(() => loadConfig({ RATE_LIMIT_MAX_WAIT_MS: '1s' })).toThrow('RATE_LIMIT_MAX_WAIT_MS must be a whole number from 0 to 60000; got "1s".');
+  });
+});

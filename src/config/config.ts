@@ -28,6 +28,11 @@ export interface AppConfig {
   allowedOrigins: string[];
   allowedHosts?: string[];
   rateLimitPerSecond: number;
+  /**
+   * How long a JSON-RPC request over the rate limit may wait for the next free slot before it is refused
+   * (RATE_LIMIT_MAX_WAIT_MS; 0 refuses at once).
+   */
+  rateLimitMaxWaitMs: number;
   /** An MCP session unused this long (seconds) has expired: 404, then purged (SESSION_IDLE_TTL_S). */
   sessionIdleTtlS: number;
   redisUrl?: string;
@@ -225,6 +230,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     allowedOrigins: allowedOrigins.map((o) => new URL(o).origin),
     allowedHosts: hosts.length ? hosts.map((h) => h.toLowerCase()) : undefined,
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 5, 1, 1_000_000),
+    rateLimitMaxWaitMs: integer(env, 'RATE_LIMIT_MAX_WAIT_MS', 1_000, 0, 60_000),
     sessionIdleTtlS: integer(env, 'SESSION_IDLE_TTL_S', 86_400, 1, 30 * 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     syncBudgetMs: integer(env, 'SYNC_BUDGET_MS', 280_000, 0, 300_000),

@@ -8,7 +8,10 @@ export const RpcCode = {
   /** Server-defined: authentication, origin, session. */
   ServerError: -32000,
   SessionNotFound: -32001,
+  /** The rate limit in the 2025 era. */
   RateLimited: -32029,
+  /** The rate limit in the 2026-07-28 era, where -32020..-32099 are reserved for the specification. */
+  RateLimitedModern: 429,
   /** MCP 2026-07-28: a header differs from the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name). */
   HeaderMismatch: -32020,
   /** MCP 2026-07-28: the request needs a client capability it did not declare (HTTP 400). */

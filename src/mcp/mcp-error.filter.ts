@@ -26,7 +26,8 @@ export class McpErrorFilter implements ExceptionFilter {
 }
 
 function outcomeOf(err: RpcError): Outcome {
-  if (err.code === RpcCode.RateLimited) return 'rate_limited';
+  // Only the rate limit answers 429 (its JSON-RPC code depends on the era).
+  if (err.httpStatus === 429) return 'rate_limited';
   if (err.httpStatus === 403 || err.httpStatus === 401) return 'denied';
   return 'invalid';
 }

@@ -81,8 +81,9 @@ export class McpController {
   async delete(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string') throw new RpcError(RpcCode.InvalidRequest, 'Send the Mcp-Session-Id header of the session to end.', 400);
-    await this.sessions.end(id, req.mcp.principal!);
-    return this.responder.answer(req, res, 204, { session: { id, client: null } });
+    const client = await this.sessions.end(id, req.mcp.principal!);
+    // Recorded with the session's client, like every other request of the session.
+    return this.responder.answer(req, res, 204, { session: { id, client } });
   }
 
   /** Any other HTTP method: a JSON-RPC error too, never the framework's HTML or REST error. Declared last so it only takes what the others leave. */

@@ -109,6 +109,23 @@ export function eraOf(headers: Headers, message: unknown): Era {
   return isModern(header(headers, 'mcp-protocol-version')) ? 'modern' : 'legacy';
 }
 
+/** The era of a POST whose body was read (or could not be): its header alone when it is not JSON. */
+function postEra(headers: Headers, state: McpState): Era {
+  return state.parseError ? (isModern(header(headers, 'mcp-protocol-version')) ? 'modern' : 'legacy') : eraOf(headers, state.message);
+}
+
+/**
+ * What a request names, read without checking it: its era, and in the modern era the client of its
+ * `_meta` (when well-formed). For a request refused before {@link decideEra} runs (the rate limit),
+ * so that its refusal speaks its era and its activity entry names its client.
+ */
+export function namedEra(httpMethod: string, headers: Headers, state: McpState): { era: Era; clientInfo: { name: string; version: string } | null } {
+  if (httpMethod !== 'POST' || postEra(headers, state) === 'legacy') return { era: 'legacy', clientInfo: null };
+  const info = metaOf(state.parseError ? undefined : state.message)?.[META.clientInfo];
+  const wellFormed = isObject(info) && typeof info.name === 'string' && typeof info.version === 'string';
+  return { era: 'modern', clientInfo: wellFormed ? clip(info as { name: string; version: string }) : null };
+}
+
 /**
  * Decides the era of a request and, for a modern one, checks it and fills its version and client from
  * `_meta` (MCP 2026-07-28 "Protocol Version" and "Standard headers"), in this order:
@@ -133,7 +150,7 @@ export function decideEra(httpMethod: string, headers: Headers, state: McpState)
     return;
   }
   const message = state.message;
-  const era = state.parseError ? (isModern(header(headers, 'mcp-protocol-version')) ? 'modern' : 'legacy') : eraOf(headers, message);
+  const era = postEra(headers, state);
   state.era = era;
   if (era === 'legacy') return;
   if (headers['mcp-session-id'] !== undefined) {
@@ -195,5 +212,10 @@ function decodeName(value: string | undefined): string | undefined {
 function modernClient(capabilities: Record<string, unknown>, info: { name: string; version: string } | undefined, logLevel: RequestClient['logLevel']): RequestClient {
   const cleaned = cleanCapabilities(capabilities);
   if (isObject(capabilities.extensions)) cleaned.extensions = capabilities.extensions;
-  return { capabilities: cleaned, info: info ? { name: info.name.slice(0, 200), version: info.version.slice(0, 100) } : null, logLevel };
+  return { capabilities: cleaned, info: info ? clip(info) : null, logLevel };
+}
+
+/** A client's name and version, cut to the lengths kept. */
+function clip(info: { name: string; version: string }): { name: string; version: string } {
+  return { name: info.name.slice(0, 200), version: info.version.slice(0, 100) };
 }

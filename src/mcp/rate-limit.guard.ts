@@ -1,10 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
+import type { Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CHATTER, PER_CREDENTIAL } from '../rate-limit/rate-limit.module.js';
-import type { RateLimitRecord } from '../rate-limit/sliding-window.store.js';
+import type { RateLimitRecord, RateLimitStore, Reservation } from '../rate-limit/sliding-window.store.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import { namedEra } from './protocol-version.js';
+import { SessionsService } from './sessions.service.js';
 
 const WHAT: Record<string, string> = {
   [PER_CREDENTIAL]: 'requests',
@@ -13,13 +19,22 @@ const WHAT: Record<string, string> = {
 
 /**
  * The rate limit of /mcp, after the credential guard: `@nestjs/throttler`'s guard tracking the
- * credential, each message counted in one window (see {@link windowOf}), answering a refusal as the
- * JSON-RPC error -32029 with 429, `Retry-After` and `data.retry_after_ms`, and the IETF
+ * credential, each message counted in one window (see {@link windowOf}), and the IETF
  * `RateLimit-Policy` / `RateLimit` headers of that window on every answer.
+ *
+ * A JSON-RPC request over the limit first waits for the next free slot, which the store holds for it
+ * (on every instance), for at most RATE_LIMIT_MAX_WAIT_MS and with at most the limit itself waiting per
+ * credential: clients burst several requests when they connect and none retries, so a burst is smoothed
+ * instead of refused. A request whose client goes away while it waits gives its slot back. Protocol
+ * chatter never waits. A refusal is 429 with `Retry-After` and `data.retry_after_ms`, JSON-RPC code
+ * -32029 in the 2025 era and 429 in the 2026-07-28 one (where -32020..-32099 are the specification's),
+ * recorded with the client and session the request named.
  */
 @Injectable()
 export class McpRateLimitGuard extends ThrottlerGuard {
   @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService;
+  @Inject(APP_CONFIG) private readonly config!: AppConfig;
+  @Inject(SessionsService) private readonly sessions!: SessionsService;
 
   protected override async getTracker(req: Record<string, any>): Promise<string> {
     return (req as McpRequest).mcp.principal!.credential.id;
@@ -30,35 +45,75 @@ export class McpRateLimitGuard extends ThrottlerGuard {
   }
 
   protected override async handleRequest({ context, limit, ttl, throttler, blockDuration }: ThrottlerRequest): Promise<boolean> {
-    const { req, res } = this.getRequestResponse(context);
+    const { req, res } = this.getRequestResponse(context) as { req: McpRequest; res: Response };
     const name = throttler.name ?? 'default';
     // The guard asks every throttler; only the one of this message's window counts it.
-    if (name !== windowOf(req as McpRequest)) return true;
+    if (name !== windowOf(req)) return true;
     const key = this.generateKey(context, await this.getTracker(req), name);
-    const record = (await this.storageService.increment(key, ttl, limit, blockDuration, name)) as Partial<RateLimitRecord> & Awaited<ReturnType<typeof this.storageService.increment>>;
+    const store = this.storageService as RateLimitStore;
+    const record: RateLimitRecord & Partial<Reservation> =
+      name === PER_CREDENTIAL ? await store.reserve(key, ttl, limit, this.config.rateLimitMaxWaitMs) : await store.increment(key, ttl, limit, blockDuration, name);
     const window = Math.ceil(ttl / 1000);
     const policy = `"${name}";q=${limit};w=${window}`;
     if (record.isBlocked) {
-      const retryAfterMs = record.retryAfterMs ?? record.timeToBlockExpire * 1000;
-      const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+      const seconds = Math.max(1, Math.ceil(record.retryAfterMs / 1000));
       this.metrics?.rateLimitRefusals.inc();
-      throw new RpcError(
-        RpcCode.RateLimited,
+      throw await this.refusal(
+        req,
         `Rate limit exceeded: ${limit} ${WHAT[name] ?? 'requests'} per ${window === 1 ? 'second' : `${window} seconds`} for this credential. Retry after ${seconds} s.`,
-        429,
-        { retry_after_ms: retryAfterMs },
+        { retry_after_ms: record.retryAfterMs },
         { 'Retry-After': String(seconds), 'RateLimit-Policy': policy, RateLimit: `"${name}";r=0;t=${seconds}` },
       );
     }
-    const reset = Math.max(1, Math.ceil((record.resetMs ?? record.timeToExpire * 1000) / 1000));
+    if (record.waitMs && record.slot) await this.waitForSlot(req, res, store, key, record.waitMs, record.slot);
+    const reset = Math.max(1, Math.ceil(record.resetMs / 1000));
     this.setResponseHeader(res, 'RateLimit-Policy', policy);
     this.setResponseHeader(res, 'RateLimit', `"${name}";r=${Math.max(0, limit - record.totalHits)};t=${reset}`);
     return true;
   }
+
+  /**
+   * Holds the request until its slot (never before: a timer may fire early, so the clock is asked
+   * again). If the client goes away meanwhile the slot is given back, and the request is recorded as
+   * limited: it never ran.
+   */
+  private async waitForSlot(req: McpRequest, res: Response, store: RateLimitStore, key: string, waitMs: number, slot: string): Promise<void> {
+    const until = performance.now() + waitMs;
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.on('close', onClose);
+    if (req.socket.destroyed) gone.abort();
+    try {
+      for (let left = waitMs; left > 0; left = until - performance.now()) await sleep(Math.ceil(left), undefined, { signal: gone.signal });
+    } catch {
+      await store.release(key, slot);
+      throw await this.refusal(req, 'Rate limit: the client went away while this request waited for its slot; it did not run.', undefined, undefined);
+    } finally {
+      res.off('close', onClose);
+    }
+  }
+
+  /**
+   * The refusal in the request's era, after noting who the request names (its session and that
+   * session's client, or its `_meta` client): the checks that would learn it come after this one.
+   */
+  private async refusal(req: McpRequest, message: string, data: unknown, headers: Record<string, string> | undefined): Promise<RpcError> {
+    const { era, clientInfo } = namedEra(req.method, req.headers, req.mcp);
+    if (era === 'modern') {
+      if (clientInfo) req.mcp.client = { capabilities: {}, info: clientInfo, logLevel: null };
+    } else {
+      const id = req.headers['mcp-session-id'];
+      // Unknown, ended or another credential's: the entry names no session, as the session check would say.
+      if (typeof id === 'string') req.mcp.session = await this.sessions.get(id, req.mcp.principal!).catch(() => null);
+    }
+    return new RpcError(era === 'modern' ? RpcCode.RateLimitedModern : RpcCode.RateLimited, message, 429, data, headers);
+  }
 }
 
 /**
- * The window a message counts in (spec/mcp.md "Rate limit"): notifications, the client's responses,
+ * The window a message counts in (see README.md, "Rate limit"): notifications, the client's responses,
  * GET and DELETE are protocol chatter; everything else is a request, also a body that is neither a
  * well-formed notification nor a response (so garbage never gets the larger window).
  */

@@ -50,12 +50,13 @@ const SET_LOG_LEVEL = sql<[id: string, credentialId: string, level: string], { i
        SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
 );
 
-/** Ends a live session of the credential and tells every instance, which drop it from their caches. */
-const END = sql<[id: string, credentialId: string, idleTtlSeconds: number], { id: string }>(
+/** Ends a live session of the credential, answering its client, and tells every instance, which drop it from their caches. */
+const END = sql<[id: string, credentialId: string, idleTtlSeconds: number], { id: string; client_name: string | null; client_version: string | null }>(
   'sessions.end',
   `WITH u AS (UPDATE mcp_sessions SET ended_at = now()
-                   WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL AND last_used_at > now() - make_interval(secs => $3) RETURNING id)
-       SELECT u.id, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
+                   WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL AND last_used_at > now() - make_interval(secs => $3)
+               RETURNING id, client_name, client_version)
+       SELECT u.id, u.client_name, u.client_version, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
 );
 
 const PURGE = sql<[idleTtlSeconds: number, batch: number], { n: number }>(
@@ -93,9 +94,11 @@ export class SessionsRepository {
     await run(this.db, TOUCH, [id]);
   }
 
-  /** Ends the credential's session if it is live (not ended, not idle for `idleTtlSeconds`); answers whether it did. */
-  async end(id: string, credentialId: string, idleTtlSeconds: number): Promise<boolean> {
-    return (await rows(this.db, END, [id, credentialId, idleTtlSeconds])).length > 0;
+  /** Ends the credential's session if it is live (not ended, not idle for `idleTtlSeconds`); answers its client, or null when there was none to end. */
+  async end(id: string, credentialId: string, idleTtlSeconds: number): Promise<{ client: { name: string; version: string } | null } | null> {
+    const ended = await row(this.db, END, [id, credentialId, idleTtlSeconds]);
+    if (!ended) return null;
+    return { client: ended.client_name !== null ? { name: ended.client_name, version: ended.client_version ?? '' } : null };
   }
 
   /** Deletes up to `batch` expired or ended sessions; answers how many. */

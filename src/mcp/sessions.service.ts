@@ -115,10 +115,12 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     };
   }
 
-  async end(id: string, principal: Principal): Promise<void> {
+  /** Ends the credential's live session (else 404), answering the client it was opened by. */
+  async end(id: string, principal: Principal): Promise<SessionInfo['client']> {
     const ended = await this.sessions.end(id, principal.credential.id, this.config.sessionIdleTtlS);
     this.cache.delete(id);
     if (!ended) throw notFound();
+    return ended.client;
   }
 
   /** Deletes expired and ended sessions, by Postgres' clock; safe to run on every instance at once. */

@@ -3,37 +3,56 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MetricsService } from '../metrics/metrics.service.js';
-import { SlidingWindowStore, type RateLimitRecord, type RateLimitStore } from './sliding-window.store.js';
+import { LOCAL_SLOT, SlidingWindowStore, type RateLimitRecord, type RateLimitStore, type Reservation } from './sliding-window.store.js';
 
 /**
- * The sliding log of {@link SlidingWindowStore} in one Redis sorted set per credential, decided
- * atomically by one script on Redis's clock (instances with skewed clocks still agree). Members are
- * accepted hits only: a refusal writes nothing.
+ * The sliding log of {@link SlidingWindowStore} in one Redis sorted set per credential: members are
+ * the accepted requests, scored by their start time (a future one for a request that waits), decided
+ * atomically by one script on Redis's clock (instances with skewed clocks still agree, and each
+ * waiting request holds its exact slot, so the instances together never start more than the limit
+ * in any window). A refusal writes nothing. Returns {accepted, counted, waitMs, resetMs}.
  */
 const SCRIPT = `
 if redis.replicate_commands then redis.replicate_commands() end
 local key = KEYS[1]
 local window = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
+local maxWait = tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local n = redis.call('ZCARD', key)
 local oldest = now
 if n > 0 then oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
-if n < limit then
-  redis.call('ZADD', key, now, ARGV[3])
-  redis.call('PEXPIRE', key, window)
-  return {1, n + 1, oldest + window - now}
+local at = now
+if n >= limit then at = tonumber(redis.call('ZRANGE', key, n - limit, n - limit, 'WITHSCORES')[2]) + window end
+if at > now and (at - now > maxWait or redis.call('ZCOUNT', key, '(' .. string.format('%d', now), '+inf') >= limit) then
+  return {0, n, at - now, oldest + window - now}
 end
-return {0, n, oldest + window - now}
+redis.call('ZADD', key, at, ARGV[3])
+local last = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+redis.call('PEXPIRE', key, last + window - now)
+if at < oldest then oldest = at end
+return {1, n + 1, at - now, oldest + window - now}
+`;
+
+/** Removes a member that has not started yet (its score is still ahead of Redis's clock). */
+const RELEASE = `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not at then return 0 end
+local t = redis.call('TIME')
+if tonumber(at) <= tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[1])
 `;
 
 /** How long one decision may wait for Redis before this instance decides alone. */
 export const REDIS_COMMAND_TIMEOUT_MS = 250;
 const WARN_EVERY_MS = 10_000;
 
-type Scripted = Redis & { slidingWindow(key: string, windowMs: number, limit: number, member: string): Promise<[number, number, number]> };
+type Scripted = Redis & {
+  slidingWindow(key: string, windowMs: number, limit: number, member: string, maxWaitMs: number): Promise<[number, number, number, number]>;
+  releaseSlot(key: string, member: string): Promise<number>;
+};
 
 /**
  * Rate-limit windows shared by every instance through Redis. When Redis does not answer within
@@ -69,6 +88,7 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
       retryStrategy: (times) => Math.min(100 * times, 2_000),
     }) as Scripted;
     this.redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SCRIPT });
+    this.redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: RELEASE });
     this.redis.on('error', (err: Error) => this.down(err));
     this.redis.on('ready', () => {
       if (!this.up) this.log.log('Redis answers again: rate-limit windows are shared across instances.');
@@ -91,16 +111,37 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
   }
 
   async increment(key: string, ttl: number, limit: number, _blockDuration?: number, _throttlerName?: string): Promise<RateLimitRecord> {
+    return this.reserve(key, ttl, limit, 0);
+  }
+
+  async reserve(key: string, ttl: number, limit: number, maxWaitMs: number): Promise<Reservation> {
     try {
-      const member = `${this.memberPrefix}${(this.seq = (this.seq + 1) % 1e9)}`;
-      const [accepted, count, resetMs] = await this.redis.slidingWindow(this.prefix + key, ttl, limit, member);
+      const slot = `${this.memberPrefix}${(this.seq = (this.seq + 1) % 1e9)}`;
+      const [accepted, count, waitMs, resetMs] = await this.redis.slidingWindow(this.prefix + key, ttl, limit, slot, maxWaitMs);
       const seconds = Math.ceil(resetMs / 1000);
-      if (accepted === 1) return { totalHits: count, timeToExpire: seconds, isBlocked: false, timeToBlockExpire: 0, retryAfterMs: 0, resetMs };
-      return { totalHits: count, timeToExpire: seconds, isBlocked: true, timeToBlockExpire: Math.max(1, seconds), retryAfterMs: Math.max(1, resetMs), resetMs };
+      if (accepted === 1) {
+        // The start on this process's clock: Redis decided it no later than the answer arrived.
+        const startsAt = performance.timeOrigin + performance.now() + waitMs;
+        return { totalHits: count, timeToExpire: seconds, isBlocked: false, timeToBlockExpire: 0, retryAfterMs: 0, resetMs, waitMs, startsAt, slot };
+      }
+      const retryAfterMs = Math.max(1, waitMs - maxWaitMs);
+      const retrySeconds = Math.ceil(retryAfterMs / 1000);
+      return { totalHits: count, timeToExpire: retrySeconds, isBlocked: true, timeToBlockExpire: retrySeconds, retryAfterMs, resetMs: retryAfterMs, waitMs: 0, startsAt: 0, slot: '' };
     } catch (err) {
       this.metrics?.rateLimitStoreErrors.inc();
       this.down(err as Error);
-      return this.fallback.hit(key, ttl, limit);
+      return this.fallback.hit(key, ttl, limit, maxWaitMs);
+    }
+  }
+
+  async release(key: string, slot: string): Promise<void> {
+    if (slot.startsWith(LOCAL_SLOT)) return this.fallback.free(key, slot);
+    try {
+      await this.redis.releaseSlot(this.prefix + key, slot);
+    } catch (err) {
+      // Not given back: the slot passes unused, as if its request had run.
+      this.metrics?.rateLimitStoreErrors.inc();
+      this.down(err as Error);
     }
   }
 

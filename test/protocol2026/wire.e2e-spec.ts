@@ -323,16 +323,22 @@ describe('/mcp 2026-07-28: the rate limit', () => {
     await t?.close();
   });
 
-  it('counts 2026 requests like any and answers past it with 429, a JSON-RPC body and the id', async () => {
-    const { key } = await createTenant(t);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => modern(t, key, i, 'tools/list')));
+  it('counts 2026 requests like any: 3 start, 3 wait for a slot, the rest get 429 with JSON-RPC code 429 (not -32029, in the range the revision reserves), recorded with their _meta client', async () => {
+    const tenant = await createTenant(t);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => modern(t, tenant.key, i, 'tools/list')));
     const refused = answers.filter((res) => res.status === 429);
-    expect(refused.length).toBeGreaterThan(0);
+    expect(refused).toHaveLength(2);
     for (const res of refused) {
-      expect(res.body.error.code).toBe(-32029);
-      expect(typeof res.body.id).toBe('number');
-      expect(res.headers['retry-after']).toEqual(expect.any(String));
+      const error = expectError(res, 429, 429, answers.indexOf(res));
+      expect(error).toEqual({ code: 429, message: 'Rate limit exceeded: 3 requests per second for this credential. Retry after 1 s.', data: { retry_after_ms: expect.any(Number) } });
+      expect(error.data.retry_after_ms).toBeGreaterThanOrEqual(1);
+      expect(error.data.retry_after_ms).toBeLessThanOrEqual(1_000);
+      expect(res.headers['retry-after']).toBe('1');
     }
+    // Folded into one entry per second (two if the burst straddles one), each naming the client.
+    const limited = await activity(t, tenant.accountId, 'outcome=rate_limited');
+    expect(limited.reduce((n, e) => n + e.count, 0)).toBe(2);
+    for (const e of limited) expect([e.method, e.client, e.session_id]).toEqual(['tools/list', CLIENT_INFO, null]);
     for (const res of answers.filter((r) => r.status !== 429)) expect(res.body.result.resultType).toBe('complete');
   });
 });

@@ -76,7 +76,7 @@ const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
 describe('rate limit (in-process store): 5 requests per second per credential', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '5' });
+    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_MAX_WAIT_MS: '0' });
   });
   afterAll(async () => {
     await t.close();
@@ -213,8 +213,8 @@ describe('rate limit shared through Redis by two instances', () => {
   let b: TestApp;
   beforeAll(async () => {
     redis = await startRedis();
-    a = await startTestApp({ RATE_LIMIT_PER_SECOND: '5', REDIS_URL: redis.url });
-    b = await startTestApp({ RATE_LIMIT_PER_SECOND: '5', REDIS_URL: redis.url });
+    a = await startTestApp({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_MAX_WAIT_MS: '0', REDIS_URL: redis.url });
+    b = await startTestApp({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_MAX_WAIT_MS: '0', REDIS_URL: redis.url });
   });
   afterAll(async () => {
     await a?.close();
