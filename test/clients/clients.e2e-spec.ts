@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { loadConfig } from '../../src/config/config.js';
 import { createDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import type { TestApp } from '../support/test-app.js';
@@ -16,6 +17,8 @@ import { runSeedFlow, SEED_STEPS, type SeedClient, type StepResult } from './see
 // says what each one speaks and how it went.
 
 const ROOT = resolve(__dirname, '..', '..');
+/** The rate limit as a server starts with: empty values are the defaults, not the test apps' raised budget. */
+const SERVER_DEFAULTS = { RATE_LIMIT_PER_SECOND: '', RATE_LIMIT_MAX_WAIT_MS: '' };
 
 /** A Node of 22 or later: this one, or Node 24 from the npm registry (scripts/node-lts.mjs). */
 function modernNode(): string {
@@ -29,7 +32,8 @@ function modernNode(): string {
 function runFlowProcess(name: string, url: string, token: string, projectId: string): Promise<{ steps: StepResult[]; revision?: string }> {
   const child = spawn(modernNode(), [join(__dirname, 'flows', `${name}.mjs`)], {
     cwd: ROOT,
-    env: { ...process.env, MCP_URL: url, MCP_TOKEN: token, PROJECT_ID: projectId, NODE_NO_WARNINGS: '1' },
+    // No tracing export (@openai/agents would send its traces to OpenAI): only loopback is reached.
+    env: { ...process.env, MCP_URL: url, MCP_TOKEN: token, PROJECT_ID: projectId, NODE_NO_WARNINGS: '1', OPENAI_AGENTS_DISABLE_TRACING: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -95,13 +99,13 @@ describe('MCP client libraries walk the seed flow, unpaced, against the server a
 
   beforeAll(async () => {
     db = await createDatabase();
-    // RATE_LIMIT_PER_SECOND empty: the default budget, not the test apps' raised one.
-    t = await db.app({ RATE_LIMIT_PER_SECOND: '' });
+    t = await db.app(SERVER_DEFAULTS);
   });
   afterAll(() => db?.drop());
 
-  it('runs with the default budget of requests per credential', () => {
-    expect(t.config.rateLimitPerSecond).toBe(5);
+  it('runs with the default budget of requests per credential, and the default wait over it', () => {
+    const defaults = loadConfig({});
+    expect([t.config.rateLimitPerSecond, t.config.rateLimitMaxWaitMs]).toEqual([defaults.rateLimitPerSecond, defaults.rateLimitMaxWaitMs]);
   });
 
   it.each(CASES)('$name', async ({ run, revision, skipped }) => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { freePort } from '../../src/common/net.js';
+import { loadConfig } from '../../src/config/config.js';
 import { TOOL_NAMES } from '../../src/common/tool-names.js';
 import { describeWithChromium, launchChromium } from '../support/browser.js';
 import { eventually, withClient } from '../support/database.js';
@@ -34,7 +35,8 @@ describeWithChromium('mcp-remote by URL, with OAuth in Chromium', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     // The server's defaults: the budget of requests per credential included (not the test apps' raised one).
-    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '' });
+    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '', RATE_LIMIT_MAX_WAIT_MS: '' });
+    expect(t.config.rateLimitPerSecond).toBe(loadConfig({}).rateLimitPerSecond);
     home = mkdtempSync(join(tmpdir(), 'reblog-mcp-remote-'));
   }, 120_000);
 
