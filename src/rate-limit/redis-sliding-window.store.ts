@@ -10,7 +10,7 @@ import { LOCAL_SLOT, SlidingWindowStore, type RateLimitRecord, type RateLimitSto
  * the accepted requests, scored by their start time (a future one for a request that waits), decided
  * atomically by one script on Redis's clock (instances with skewed clocks still agree, and each
  * waiting request holds its exact slot, so the instances together never start more than the limit
- * in any window). A refusal writes nothing. Returns {accepted, counted, waitMs, resetMs}.
+ * in any window). A refusal writes nothing. Returns {accepted, counted, waitMs, resetMs, startsAt}.
  */
 const SCRIPT = `
 if redis.replicate_commands then redis.replicate_commands() end
@@ -33,7 +33,7 @@ redis.call('ZADD', key, at, ARGV[3])
 local last = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', key, last + window - now)
 if at < oldest then oldest = at end
-return {1, n + 1, at - now, oldest + window - now}
+return {1, n + 1, at - now, oldest + window - now, at}
 `;
 
 /** Removes a member that has not started yet (its score is still ahead of Redis's clock). */
@@ -50,7 +50,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 250;
 const WARN_EVERY_MS = 10_000;
 
 type Scripted = Redis & {
-  slidingWindow(key: string, windowMs: number, limit: number, member: string, maxWaitMs: number): Promise<[number, number, number, number]>;
+  slidingWindow(key: string, windowMs: number, limit: number, member: string, maxWaitMs: number): Promise<[number, number, number, number, number?]>;
   releaseSlot(key: string, member: string): Promise<number>;
 };
 
@@ -117,11 +117,10 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
   async reserve(key: string, ttl: number, limit: number, maxWaitMs: number): Promise<Reservation> {
     try {
       const slot = `${this.memberPrefix}${(this.seq = (this.seq + 1) % 1e9)}`;
-      const [accepted, count, waitMs, resetMs] = await this.redis.slidingWindow(this.prefix + key, ttl, limit, slot, maxWaitMs);
+      const [accepted, count, waitMs, resetMs, startsAt = 0] = await this.redis.slidingWindow(this.prefix + key, ttl, limit, slot, maxWaitMs);
       const seconds = Math.ceil(resetMs / 1000);
       if (accepted === 1) {
-        // The start on this process's clock: Redis decided it no later than the answer arrived.
-        const startsAt = performance.timeOrigin + performance.now() + waitMs;
+        // startsAt is on Redis's clock, the one every instance's slots are placed by.
         return { totalHits: count, timeToExpire: seconds, isBlocked: false, timeToBlockExpire: 0, retryAfterMs: 0, resetMs, waitMs, startsAt, slot };
       }
       const retryAfterMs = Math.max(1, waitMs - maxWaitMs);

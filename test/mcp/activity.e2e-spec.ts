@@ -105,7 +105,7 @@ describe('/mcp activity log', () => {
       ['a notification', () => rpc(t, key, { jsonrpc: '2.0', method: 'notifications/initialized' }), { method: 'notifications/initialized', outcome: 'ok' }],
       ['a client response', () => rpc(t, key, { jsonrpc: '2.0', id: 'x', result: {} }), { outcome: 'ok' }],
       ['GET', () => t.http.get('/mcp').set(auth), { method: 'GET', outcome: 'invalid' }],
-      ['DELETE', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', session_id: sessionId, outcome: 'ok' }],
+      ['DELETE', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', session_id: sessionId, client: { name: 'raw-agent', version: '9.9.9' }, outcome: 'ok' }],
       ['DELETE again', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) }],
     ];
     let before = (await activity(t, accountId)).length;
@@ -118,6 +118,19 @@ describe('/mcp activity log', () => {
     }
     const all = await activity(t, accountId);
     expect(all.reduce((n, e) => n + e.count, 0)).toBe(requests.length + 1);
+  });
+
+  it("DELETE /mcp is recorded with the session's client, so filtering by client finds the whole session, its end included", async () => {
+    const { accountId, key } = await setup();
+    const { sessionId } = await initSession(t, key, '2025-06-18', { name: 'codex-like', version: '0.9.0' });
+    await rpc(t, key, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionHeaders(sessionId));
+    expect((await t.http.delete('/mcp').set('Authorization', `Bearer ${key}`).set('Mcp-Session-Id', sessionId)).status).toBe(204);
+    const entries = (await activity(t, accountId, 'client_name=codex-like')).reverse();
+    expect(entries.map((e) => [e.method, e.session_id, e.client])).toEqual([
+      ['initialize', sessionId, { name: 'codex-like', version: '0.9.0' }],
+      ['tools/list', sessionId, { name: 'codex-like', version: '0.9.0' }],
+      ['DELETE', sessionId, { name: 'codex-like', version: '0.9.0' }],
+    ]);
   });
 
   it('concurrent requests are each recorded once, none lost', async () => {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { eventually } from '../support/database.js';
 import { activity, createTenant, type Tenant } from '../support/fixtures.js';
-import { connectClient, rpc, sessionHeaders } from '../support/mcp-client.js';
+import { connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -73,7 +73,7 @@ const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: 
 
 const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
 
-describe('rate limit (in-process store): 5 requests per second per credential', () => {
+describe('rate limit (in-process store): 5 requests per second per credential, refused at once with RATE_LIMIT_MAX_WAIT_MS=0', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_MAX_WAIT_MS: '0' });
@@ -191,6 +191,19 @@ describe('rate limit (in-process store): 5 requests per second per credential', 
     expect((await notify(t, tenant.key)).status).toBe(202);
   });
 
+  it("records a refusal with the session it named and that session's client; an unknown session is not named", async () => {
+    const tenant = await createTenant(t);
+    const { sessionId } = await initSession(t, tenant.key);
+    await Promise.all(Array.from({ length: 4 }, () => ping(t, tenant.key, sessionHeaders(sessionId))));
+    expectRefusal(await ping(t, tenant.key, sessionHeaders(sessionId)), expect.any(Number));
+    expectRefusal(await ping(t, tenant.key, { 'Mcp-Session-Id': 'no-such-session' }), expect.any(Number));
+    const limited = (await activity(t, tenant.accountId, 'outcome=rate_limited')).reverse();
+    // Folded by second: one row, or two when the second turned between them.
+    expect(sum(limited)).toBe(2);
+    expect([limited[0].client, limited[0].session_id]).toEqual([{ name: 'raw-agent', version: '9.9.9' }, sessionId]);
+    if (limited.length === 2) expect([limited[1].client, limited[1].session_id]).toEqual([null, null]);
+  });
+
   it('records every refusal, folded into one entry per credential per second: the counts add up to the requests made', async () => {
     const tenant = await createTenant(t);
     const answers = await Promise.all(Array.from({ length: 40 }, () => ping(t, tenant.key)));
@@ -207,7 +220,7 @@ describe('rate limit (in-process store): 5 requests per second per credential', 
   });
 });
 
-describe('rate limit shared through Redis by two instances', () => {
+describe('rate limit shared through Redis by two instances, refused at once with RATE_LIMIT_MAX_WAIT_MS=0', () => {
   let redis: RedisServer;
   let a: TestApp;
   let b: TestApp;
