@@ -12,7 +12,7 @@ import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities
 import { InputRequired, InputRequests } from './input-requests.js';
 import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
 import type { MethodResult } from './method-result.js';
-import type { RequestClient } from './mcp-request.js';
+import { initializeClient, type RequestClient } from './mcp-request.js';
 import { decorateModern } from './modern-result.js';
 import { ALL_VERSIONS, negotiate, type Era } from './protocol-version.js';
 import { RequestCancellation } from './request-cancellation.js';
@@ -168,12 +168,9 @@ export class McpMethods {
 
   private async initialize({ principal, params }: MethodCall): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo.');
-    const { protocolVersion, clientInfo, capabilities } = params as { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown }; capabilities?: unknown };
+    const { protocolVersion, capabilities } = params as { protocolVersion?: unknown; capabilities?: unknown };
     if (typeof protocolVersion !== 'string') throw RpcError.invalidParams('Invalid params: "protocolVersion" must be a string.');
-    const client =
-      clientInfo && typeof clientInfo === 'object' && typeof clientInfo.name === 'string'
-        ? { name: clientInfo.name.slice(0, 200), version: typeof clientInfo.version === 'string' ? clientInfo.version.slice(0, 100) : '' }
-        : null;
+    const client = initializeClient(params);
     const version = negotiate(protocolVersion);
     const session = await this.sessions.create(principal, version, client, cleanCapabilities(capabilities));
     return {

@@ -17,6 +17,13 @@ export interface RequestClient {
   logLevel: LogLevel | null;
 }
 
+/** The client an `initialize` names in its params (`clientInfo`, a name at least), cut to the lengths kept; null without one. */
+export function initializeClient(params: unknown): { name: string; version: string } | null {
+  const info = params !== null && typeof params === 'object' ? (params as { clientInfo?: { name?: unknown; version?: unknown } }).clientInfo : undefined;
+  if (!info || typeof info !== 'object' || typeof info.name !== 'string') return null;
+  return { name: info.name.slice(0, 200), version: typeof info.version === 'string' ? info.version.slice(0, 100) : '' };
+}
+
 /** A legacy request's client, as its session knows it (none without a session). */
 export function sessionClient(session: SessionInfo | null | undefined): RequestClient {
   return { capabilities: session?.capabilities ?? {}, info: session?.client ?? null, logLevel: session?.logLevel ?? null };

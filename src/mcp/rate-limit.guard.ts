@@ -8,7 +8,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { CHATTER, PER_CREDENTIAL } from '../rate-limit/rate-limit.module.js';
 import type { RateLimitRecord, RateLimitStore, Reservation } from '../rate-limit/sliding-window.store.js';
 import { RpcCode, RpcError } from './json-rpc.js';
-import type { McpRequest } from './mcp-request.js';
+import { initializeClient, type McpRequest } from './mcp-request.js';
 import { namedEra } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -65,7 +65,10 @@ export class McpRateLimitGuard extends ThrottlerGuard {
         { 'Retry-After': String(seconds), 'RateLimit-Policy': policy, RateLimit: `"${name}";r=0;t=${seconds}` },
       );
     }
-    if (record.waitMs && record.slot) await this.waitForSlot(req, res, store, key, record.waitMs, record.slot);
+    if (record.waitMs && record.slot) {
+      this.metrics?.rateLimitWaits.inc();
+      await this.waitForSlot(req, res, store, key, record.waitMs, record.slot);
+    }
     const reset = Math.max(1, Math.ceil(record.resetMs / 1000));
     this.setResponseHeader(res, 'RateLimit-Policy', policy);
     this.setResponseHeader(res, 'RateLimit', `"${name}";r=${Math.max(0, limit - record.totalHits)};t=${reset}`);
@@ -97,7 +100,8 @@ export class McpRateLimitGuard extends ThrottlerGuard {
 
   /**
    * The refusal in the request's era, after noting who the request names (its session and that
-   * session's client, or its `_meta` client): the checks that would learn it come after this one.
+   * session's client, an `initialize`'s clientInfo, or its `_meta` client): the checks that would
+   * learn it come after this one.
    */
   private async refusal(req: McpRequest, message: string, data: unknown, headers: Record<string, string> | undefined): Promise<RpcError> {
     const { era, clientInfo } = namedEra(req.method, req.headers, req.mcp);
@@ -107,6 +111,9 @@ export class McpRateLimitGuard extends ThrottlerGuard {
       const id = req.headers['mcp-session-id'];
       // Unknown, ended or another credential's: the entry names no session, as the session check would say.
       if (typeof id === 'string') req.mcp.session = await this.sessions.get(id, req.mcp.principal!).catch(() => null);
+      const message = req.mcp.message as { method?: unknown; params?: unknown } | undefined;
+      const named = !req.mcp.parseError && message?.method === 'initialize' ? initializeClient(message.params) : null;
+      if (named) req.mcp.client = { capabilities: {}, info: named, logLevel: null };
     }
     return new RpcError(era === 'modern' ? RpcCode.RateLimitedModern : RpcCode.RateLimited, message, 429, data, headers);
   }

@@ -56,6 +56,11 @@ export class MetricsService implements OnApplicationShutdown {
     help: 'Requests refused with 429 by the per-credential rate limit (requests or protocol chatter).',
     registers: [this.registry],
   });
+  readonly rateLimitWaits = new Counter({
+    name: 'reblog_rate_limit_waits_total',
+    help: 'JSON-RPC requests over the per-credential rate limit that waited for their slot instead of being refused.',
+    registers: [this.registry],
+  });
   readonly rateLimitStoreErrors = new Counter({
     name: 'reblog_rate_limit_store_errors_total',
     help: 'Rate-limit decisions the shared store (Redis) could not make; each fell back to this instance\'s own window.',

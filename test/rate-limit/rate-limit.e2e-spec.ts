@@ -204,6 +204,15 @@ describe('rate limit (in-process store): 5 requests per second per credential, r
     if (limited.length === 2) expect([limited[1].client, limited[1].session_id]).toEqual([null, null]);
   });
 
+  it('records a refused initialize with the clientInfo it sends', async () => {
+    const tenant = await createTenant(t);
+    await Promise.all(Array.from({ length: 5 }, () => ping(t, tenant.key)));
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bursty-agent', version: '3.1.0' } } };
+    expectRefusal(await ping(t, tenant.key, {}, JSON.stringify(initialize)), 1);
+    const limited = await activity(t, tenant.accountId, 'outcome=rate_limited');
+    expect(limited.map((e) => [e.method, e.client, e.session_id, e.count])).toEqual([['initialize', { name: 'bursty-agent', version: '3.1.0' }, null, 1]]);
+  });
+
   it('records every refusal, folded into one entry per credential per second: the counts add up to the requests made', async () => {
     const tenant = await createTenant(t);
     const answers = await Promise.all(Array.from({ length: 40 }, () => ping(t, tenant.key)));

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import request from 'supertest';
 import { RATE_LIMIT_STORE } from '../../src/rate-limit/rate-limit.module.js';
 import type { RateLimitStore, Reservation } from '../../src/rate-limit/sliding-window.store.js';
 import { eventually } from '../support/database.js';
@@ -152,6 +153,8 @@ describe('rate limit smoothing (in-process store, RATE_LIMIT_MAX_WAIT_MS default
     const log = await entries(t, tenant);
     expect(sum(log)).toBe(10);
     expect(log.every((e) => e.outcome === 'ok')).toBe(true);
+    // The first test of this app: its waits are these.
+    expect((await request(t.baseUrl).get('/metrics')).text).toMatch(/^reblog_rate_limit_waits_total 5$/m);
   });
 
   it('of 12 at once, starts 10 (5 now, 5 waiting) and refuses 2 at once: at most the limit waits', async () => {
