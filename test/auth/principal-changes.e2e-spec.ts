@@ -59,7 +59,7 @@ describe('a change to what a credential may do reaches every instance, whoever m
     for (const t of [a, b]) await soon(() => list(t, tenant.key), (res) => res.status === 401);
   });
 
-  it('an OAuth grant revoked, narrowed or unlinked with SQL changes on both instances at once', async () => {
+  it('an OAuth grant revoked, narrowed, unlinked or its access token deleted with SQL changes on both instances at once', async () => {
     const revoked = await personWithGrant();
     await cachedOnBoth(revoked.token);
     await sql(`UPDATE credentials SET revoked_at = now(), revoked_reason = 'user' WHERE id = $1`, [revoked.id]);
@@ -70,6 +70,11 @@ describe('a change to what a credential may do reaches every instance, whoever m
     expect(toolNames(await list(b, narrowed.token))).toContain('create_article');
     await sql(`UPDATE credentials SET scopes = '{read}' WHERE id = $1`, [narrowed.id]);
     for (const t of [a, b]) await soon(() => list(t, narrowed.token), (res) => res.status === 200 && !toolNames(res).includes('create_article'));
+
+    const tokenDeleted = await personWithGrant();
+    await cachedOnBoth(tokenDeleted.token);
+    await sql(`DELETE FROM oauth_tokens WHERE credential_id = $1 AND kind = 'access'`, [tokenDeleted.id]);
+    for (const t of [a, b]) await soon(() => list(t, tokenDeleted.token), (res) => res.status === 401);
 
     const unlinked = await personWithGrant();
     await cachedOnBoth(unlinked.token);
@@ -82,7 +87,7 @@ describe('a change to what a credential may do reaches every instance, whoever m
     await soon(reached, (ids) => ids.length === 1 && ids[0] === unlinked.p2);
   });
 
-  it('a role, a membership, a person or a project changed with SQL reaches both instances at once', async () => {
+  it('a role, a membership, a person, a project or an account changed with SQL reaches both instances at once', async () => {
     const lowered = await personWithGrant();
     await cachedOnBoth(lowered.token);
     expect(toolNames(await list(b, lowered.token))).toContain('create_article');
@@ -105,6 +110,11 @@ describe('a change to what a credential may do reaches every instance, whoever m
     await cachedOnBoth(tenant.key);
     await sql(`UPDATE projects SET disabled_tools = '{delete_article}' WHERE id = $1`, [tenant.projectIds[0]]);
     for (const t of [a, b]) await soon(() => list(t, tenant.key), (res) => res.status === 200 && !toolNames(res).includes('delete_article'));
+
+    const accountDeleted = await createTenant(a);
+    await cachedOnBoth(accountDeleted.key);
+    await sql(`DELETE FROM accounts WHERE id = $1`, [accountDeleted.accountId]);
+    for (const t of [a, b]) await soon(() => list(t, accountDeleted.key), (res) => res.status === 401);
 
     const deleted = await createTenant(a, { projects: 2 });
     await cachedOnBoth(deleted.key);
@@ -133,6 +143,13 @@ describe('a change to what a credential may do reaches every instance, whoever m
       await sql(`UPDATE users SET disabled_at = NULL WHERE id = $1`, [grant.userId]); // unchanged: not disabled
       await sql(`UPDATE projects SET updated_at = now() WHERE id = $1`, [tenant.projectIds[0]]);
       await sql(`UPDATE credentials SET revoked_at = NULL WHERE id = $1`, [tenant.keyId]); // unchanged: not revoked
+      // The purge of long-expired tokens (an access and a refresh token here) goes unheard.
+      await sql(
+        `INSERT INTO oauth_tokens (token_hash, credential_id, kind, client_id, expires_at)
+         VALUES ($1, $3, 'access', $4, now() - interval '2 hours'), ($2, $3, 'refresh', $4, now() - interval '2 hours')`,
+        [Buffer.alloc(32, 7), Buffer.alloc(32, 8), grant.id, grant.clientId],
+      );
+      expect((await sql(`DELETE FROM oauth_tokens WHERE expires_at < now() - interval '1 hour'`)).rowCount).toBe(2);
       // A new key with its project links: nothing cached can name it.
       await newKey(a, tenant.accountId, withRole(tenant.projectIds, 'viewer'));
       // A marker sent last arrives after anything the statements above sent (commit order).
