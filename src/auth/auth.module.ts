@@ -8,7 +8,7 @@ import { PrincipalResolver } from './principal.resolver.js';
 @Module({
   imports: [AccountsModule, ProjectsModule],
   providers: [CredentialsService, CredentialsRepository, PrincipalResolver],
-  // The OAuth module writes its grants through the same repository: one place for the credentials table.
-  exports: [CredentialsService, CredentialsRepository, PrincipalResolver],
+  // The OAuth module makes, narrows and revokes its grants through CredentialsService: one way into the credentials table.
+  exports: [CredentialsService, PrincipalResolver],
 })
 export class AuthModule {}

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
-import { notifyCache } from '../database/notifications.service.js';
 import { row, rows, run, sql, type Queryable } from '../database/sql.js';
 import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
 
@@ -73,6 +72,14 @@ const REVOKE = sql<[id: string, at: Date, reason: RevokedReason]>(
   `UPDATE credentials SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
 );
 
+const SET_SCOPES = sql<[credentialId: string, scopes: Scope[]]>('credentials.set_scopes', `UPDATE credentials SET scopes = $2 WHERE id = $1`);
+
+const REVOKE_CLIENT_GRANTS = sql<[clientId: string], { id: string }>(
+  'credentials.revoke_client_grants',
+  `UPDATE credentials SET revoked_at = now(), revoked_reason = 'client_deleted'
+    WHERE client_id = $1 AND source = 'oauth' AND revoked_at IS NULL RETURNING id`,
+);
+
 /**
  * The unrevoked credential a bearer secret names: an API key or admin grant by its own hash, an OAuth
  * grant by one of its access tokens (with that token's expiry). An OAuth grant reaches only the
@@ -108,9 +115,10 @@ const FIND_PRINCIPAL = sql<[secretHash: Buffer], PrincipalRow>(
   { hot: true },
 );
 
-const NOTIFY_CACHE = sql<[payload: string]>('credentials.notify_cache', `SELECT ${notifyCache('$1')}`);
-
-/** The `credentials` table and its `credential_projects` links. */
+/**
+ * The `credentials` table and its `credential_projects` links. Their triggers tell every instance
+ * when what a credential may do changes (src/database/migrations/*-principal-change-triggers.ts).
+ */
 @Injectable()
 export class CredentialsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -145,13 +153,18 @@ export class CredentialsRepository {
     await run(db, REVOKE, [id, at, reason]);
   }
 
+  /** Sets a credential's scopes. */
+  async setScopes(id: string, scopes: Scope[], db: Queryable = this.db): Promise<void> {
+    await run(db, SET_SCOPES, [id, scopes]);
+  }
+
+  /** Revokes every live OAuth grant of a client (`client_deleted`); answers their ids. */
+  async revokeClientGrants(clientId: string, db: Queryable = this.db): Promise<string[]> {
+    return (await run(db, REVOKE_CLIENT_GRANTS, [clientId])).rows.map((r) => r.id);
+  }
+
   /** The unrevoked credential with this secret hash, with the projects it reaches. */
   findPrincipal(secretHash: Buffer): Promise<PrincipalRow | null> {
     return row(this.db, FIND_PRINCIPAL, [secretHash]);
-  }
-
-  /** Tells every instance (and this one) that cached principals changed: `credential:<hash>` or `credentials`. */
-  async notifyCache(payload: string): Promise<void> {
-    await run(this.db, NOTIFY_CACHE, [payload]);
   }
 }

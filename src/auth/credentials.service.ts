@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
@@ -9,7 +9,7 @@ import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
 import { CredentialsRepository, type ConnectedGrant } from './credentials.repository.js';
-import { PrincipalResolver } from './principal.resolver.js';
+import { DatabaseNotifications } from '../database/notifications.service.js';
 import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
 
 export interface CredentialInput {
@@ -19,6 +19,20 @@ export interface CredentialInput {
   expiresInSeconds?: number;
   /** The person making it (the console); absent: the operator, with the admin token. */
   createdBy?: { id: string; email: string };
+}
+
+/** An OAuth grant a person's consent makes: what the code carried, for the client that redeemed it. */
+export interface GrantInput {
+  accountId: string;
+  /** The person who consented; the grant acts for them. */
+  userId: string;
+  clientId: string;
+  /** The client's name when the grant is made. */
+  name: string;
+  scopes: Scope[];
+  projects: { project_id: string; role: ProjectRole }[];
+  /** The visible prefix of its first access token (a grant has no secret of its own). */
+  secretPrefix: string;
 }
 
 /** `created_by` of a credential the operator made with the admin token. */
@@ -58,7 +72,10 @@ export interface CredentialView {
   created_by_email: string | null;
 }
 
-/** API keys and grants: created with a secret shown once, listed without it, revoked at once. */
+/**
+ * API keys and grants: created with a secret shown once, listed without it, revoked at once. The one
+ * way into the credentials table: OAuth makes, narrows and revokes its grants here too.
+ */
 @Injectable()
 export class CredentialsService {
   constructor(
@@ -66,7 +83,7 @@ export class CredentialsService {
     private readonly credentials: CredentialsRepository,
     private readonly accounts: AccountsService,
     private readonly projects: ProjectsService,
-    private readonly resolver: PrincipalResolver,
+    private readonly notifications: DatabaseNotifications,
   ) {}
 
   async create(accountId: string, type: CredentialType, input: CredentialInput): Promise<{ view: CredentialView; secret: string }> {
@@ -104,6 +121,61 @@ export class CredentialsService {
     return { view: view({ ...credential, created_by_email: input.createdBy?.email ?? null }, links), secret };
   }
 
+  /**
+   * The grant a person's consent makes (source `oauth`, no secret of its own: its secrets are its
+   * tokens), inside the token exchange's transaction `tx`, which the caller has checked the code in.
+   */
+  async createGrant(input: GrantInput, tx: EntityManager): Promise<Credential> {
+    const grant: Credential = {
+      id: newId(),
+      account_id: input.accountId,
+      type: 'grant',
+      name: input.name,
+      secret_hash: null,
+      secret_prefix: input.secretPrefix,
+      scopes: input.scopes,
+      expires_at: null,
+      revoked_at: null,
+      created_at: new Date(),
+      source: 'oauth',
+      user_id: input.userId,
+      client_id: input.clientId,
+      revoked_reason: null,
+      created_by: input.userId,
+    };
+    const links: CredentialProject[] = input.projects.map((p) => ({ credential_id: grant.id, project_id: p.project_id, account_id: input.accountId, role: p.role }));
+    await this.credentials.insert(grant, links, tx);
+    return grant;
+  }
+
+  /** Narrows a grant to `scopes` (a refresh asking for fewer), inside `tx`; its live tokens narrow too. */
+  async narrowGrant(id: string, scopes: Scope[], tx: EntityManager): Promise<void> {
+    await this.credentials.setScopes(id, scopes, tx);
+  }
+
+  /**
+   * Revokes a grant for `reason` (its person, a replayed code or refresh token), inside `tx` when
+   * given: the caller then waits for {@link settled} once it committed.
+   */
+  async revokeGrant(id: string, reason: RevokedReason, tx?: EntityManager): Promise<void> {
+    await this.credentials.revoke(id, new Date(), reason, tx);
+    if (!tx) await this.settled();
+  }
+
+  /** Revokes every live grant of a deleted client (`client_deleted`) inside `tx`; answers their ids. */
+  revokeClientGrants(clientId: string, tx: EntityManager): Promise<string[]> {
+    return this.credentials.revokeClientGrants(clientId, tx);
+  }
+
+  /**
+   * Resolves once this instance dropped what a committed change made stale. Every instance is told
+   * by the database itself (src/auth/principal.resolver.ts); waiting here only makes sure the instance
+   * that made the change answers after it heard, so the next request it serves sees it too.
+   */
+  settled(): Promise<void> {
+    return this.notifications.caughtUp();
+  }
+
   async list(accountId: string, type: CredentialType, limit = 50, cursor?: string): Promise<Page<CredentialView>> {
     await this.accounts.get(accountId);
     const rows = await this.credentials.page(accountId, type, limit + 1, decodeCursor(cursor));
@@ -122,9 +194,7 @@ export class CredentialsService {
   }
 
   /**
-   * Revokes at once, in every instance (they drop their cached principal when told). An OAuth grant
-   * has no secret hash of its own (its secrets are its tokens): every cached principal is dropped.
-   * With a `scope`, a credential outside it (another account's, another person's) is not_found, as
+   * Revokes at once, in every instance (the database tells them all when it commits). With a `scope`, a credential outside it (another account's, another person's) is not_found, as
    * one that does not exist.
    */
   async revoke(type: CredentialType, id: string, scope?: RevokeScope): Promise<void> {
@@ -132,7 +202,7 @@ export class CredentialsService {
     const outside = scope && credential && (credential.account_id !== scope.accountId || (scope.userId !== undefined && credential.user_id !== scope.userId));
     if (!credential || outside) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
     if (!credential.revoked_at) await this.credentials.revoke(id, new Date(), scope?.reason ?? 'admin');
-    await this.resolver.forget(credential.secret_hash ?? undefined);
+    await this.settled();
   }
 }
 

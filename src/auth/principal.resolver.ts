@@ -1,6 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
-import { ProjectsService } from '../projects/projects.service.js';
 import { CredentialsRepository, type PrincipalRow } from './credentials.repository.js';
 import type { Principal, ReachableProject } from './principal.js';
 import { hashSecret, sameHash } from './secrets.js';
@@ -19,9 +18,12 @@ interface Cached {
 
 /**
  * Turns a bearer secret into a {@link Principal}, with a short cache so the MCP hot path rarely
- * queries. What invalidates a cached principal (a revoked credential, a changed project) is dropped
- * at once in this instance and told to every other one through {@link CACHE_CHANNEL}; the TTL only
- * bounds what a lost notification could leave behind.
+ * queries. Whatever changes a principal (a revoked or narrowed credential, a role, a disabled person,
+ * a project's settings) is announced by the database itself: triggers on the tables the lookup reads
+ * notify {@link CACHE_CHANNEL} when the change commits, and every instance, this one included, drops
+ * what it cached. No caller has to remember; a service that made the change waits until its own
+ * instance heard it ({@link DatabaseNotifications.caughtUp}) so its next request sees it too. The TTL
+ * only bounds what a lost notification could leave behind.
  *
  * Tokens that name no valid credential are remembered in a cache of their own, so a flood of made-up
  * tokens never pushes out the principals of real clients. Both are bounded maps that drop their
@@ -30,7 +32,6 @@ interface Cached {
  */
 @Injectable()
 export class PrincipalResolver {
-  private readonly log = new Logger(PrincipalResolver.name);
   private readonly cache = new Map<string, Cached>();
   /** Hashes of tokens that named no valid credential, and until when that answer is reused. */
   private readonly unknown = new Map<string, number>();
@@ -43,14 +44,8 @@ export class PrincipalResolver {
 
   constructor(
     private readonly credentials: CredentialsRepository,
-    projects: ProjectsService,
     notifications: DatabaseNotifications,
   ) {
-    // A changed project (name, disabled tools) changes what every principal reaching it may do.
-    projects.onChange(() => {
-      this.invalidate();
-      this.broadcast('credentials').catch((err: Error) => this.log.warn(`Telling other instances of a project change failed: ${err.message}`));
-    });
     notifications.subscribe(CACHE_CHANNEL, (payload) => {
       if (payload === 'credentials') this.invalidate();
       else if (payload.startsWith('credential:')) this.invalidate(payload.slice('credential:'.length));
@@ -79,25 +74,11 @@ export class PrincipalResolver {
     return principal && credentialExpiresAt > now ? principal : null;
   }
 
-  /**
-   * Drops a revoked credential from the cache, here at once and in every other instance. Without a
-   * hash (an OAuth grant, whose secrets are its tokens; a changed membership) every cached principal goes.
-   */
-  async forget(secretHash?: Buffer | null): Promise<void> {
-    const key = secretHash?.toString('base64');
-    this.invalidate(key);
-    await this.broadcast(key === undefined ? 'credentials' : `credential:${key}`);
-  }
-
   /** Drops one cached principal, or all of them (unknown tokens stay unknown: nothing makes one valid). */
   private invalidate(key?: string): void {
     this.generation++;
     if (key === undefined) this.cache.clear();
     else this.cache.delete(key);
-  }
-
-  private async broadcast(payload: string): Promise<void> {
-    await this.credentials.notifyCache(payload);
   }
 }
 

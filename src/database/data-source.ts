@@ -26,6 +26,7 @@ import { CompletionIndexes1764900000300 } from './migrations/1764900000300-compl
 import { McpTasks1764900000400 } from './migrations/1764900000400-mcp-tasks.js';
 import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-console-accountability.js';
 import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
+import { PrincipalChangeTriggers1765100000000 } from './migrations/1765100000000-principal-change-triggers.js';
 
 export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   McpTasks1764900000400,
   ConsoleAccountability1765000000000,
   OauthRequestsPerSession1765000100000,
+  PrincipalChangeTriggers1765100000000,
 ];
 
 /** The one set of DataSource options, used by Nest, the migration command and the tests. */

@@ -1,12 +1,15 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { run, sql, type Sql } from './sql.js';
 
 /**
- * What one instance changed that others may hold in a cache: `credential:<secret hash, base64>`
- * (revoked), `credentials` (every principal: a project's settings changed), `session:<id>` (ended).
+ * What changed that instances may hold in a cache: `credential:<secret hash, base64>` (one API key
+ * or admin grant changed), `credentials` (every principal: a grant, a role, a person, a project
+ * changed), both sent by the database's triggers (src/database/migrations/*-principal-change-triggers.ts);
+ * `session:<id>` (ended).
  */
 export const CACHE_CHANNEL = 'reblog_cache';
 
@@ -14,6 +17,11 @@ export const CACHE_CHANNEL = 'reblog_cache';
 export const notifyCache = (payload: string) => `pg_notify('${CACHE_CHANNEL}', ${payload})`;
 
 const RECONNECT_MS = 1_000;
+
+/** Where {@link DatabaseNotifications.caughtUp} sends the markers it waits for. */
+const MARK_CHANNEL = 'reblog_mark';
+/** How long a marker is waited for before giving up (a connection that hangs without dropping). */
+const MARK_WAIT_MS = 5_000;
 
 const NOTIFY = sql<[channel: string, payload: string]>('notifications.notify', `SELECT pg_notify($1, $2)`);
 
@@ -43,8 +51,14 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
   private lostAt = new Date();
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** This process's markers still travelling, by payload. */
+  private readonly marks = new Map<string, () => void>();
+  private readonly markPrefix = `${randomBytes(6).toString('hex')}:`;
+  private markCount = 0;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    this.subscribe(MARK_CHANNEL, (payload) => this.marks.get(payload)?.());
+  }
 
   async onModuleInit(): Promise<void> {
     await this.connect();
@@ -56,6 +70,7 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
+    this.releaseMarks();
   }
 
   /** Payloads sent on `channel` by any instance. Returns the function that unsubscribes. */
@@ -74,6 +89,31 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
   /** Sends `payload` on `channel` to every instance (this one too), at once (its own statement). */
   async notify(channel: string, payload: string): Promise<void> {
     await run(this.db, NOTIFY, [channel, payload]);
+  }
+
+  /**
+   * Resolves once this process has received, and its subscribers have handled, every notification
+   * committed before the call: it sends a marker of its own and waits for it to come back, and
+   * Postgres delivers notifications in commit order. A change that announced itself (a trigger) is
+   * so known here before the caller answers. Without a connection it resolves at once (subscribers
+   * make up for what they missed when it is back: {@link onReconnect}), as after {@link MARK_WAIT_MS}.
+   */
+  async caughtUp(): Promise<void> {
+    if (!this.client) return;
+    const mark = `${this.markPrefix}${++this.markCount}`;
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<void>((resolve) => {
+      this.marks.set(mark, resolve);
+      timer = setTimeout(resolve, MARK_WAIT_MS);
+      timer.unref();
+    });
+    try {
+      await this.notify(MARK_CHANNEL, mark);
+      await heard;
+    } finally {
+      clearTimeout(timer);
+      this.marks.delete(mark);
+    }
   }
 
   /** Called after the connection came back with the time it was lost: notifications since then may have been missed. */
@@ -115,9 +155,15 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     if (this.stopped || this.client !== client) return;
     this.client = null;
     this.lostAt = new Date();
+    this.releaseMarks();
     this.log.warn(`Database notifications: the LISTEN connection dropped${err ? ` (${err.message})` : ''}; reconnecting`);
     client.end().catch(() => undefined);
     this.scheduleReconnect();
+  }
+
+  /** Stops waiting for markers the lost connection will not deliver. */
+  private releaseMarks(): void {
+    for (const release of this.marks.values()) release();
   }
 
   private scheduleReconnect(): void {

@@ -4,6 +4,7 @@ import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { AccountsService } from '../accounts/accounts.service.js';
+import { DatabaseNotifications } from '../database/notifications.service.js';
 import type { Project } from './project.entity.js';
 import { ProjectsRepository } from './projects.repository.js';
 
@@ -15,21 +16,13 @@ export interface ProjectView {
   created_at: Date;
 }
 
-/** Listeners told when a project's settings change, so cached principals can be dropped. */
-type ChangeListener = (project: Project) => void;
-
 @Injectable()
 export class ProjectsService {
-  private readonly listeners: ChangeListener[] = [];
-
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly accounts: AccountsService,
+    private readonly notifications: DatabaseNotifications,
   ) {}
-
-  onChange(listener: ChangeListener): void {
-    this.listeners.push(listener);
-  }
 
   async create(accountId: string, input: { name: string; disabled_tools?: string[] }): Promise<ProjectView> {
     await this.accounts.get(accountId);
@@ -49,12 +42,17 @@ export class ProjectsService {
     return view(project);
   }
 
+  /**
+   * Renames a project or changes its disabled tools. What principals reaching it may do changes on
+   * every instance at its next request: the projects table's trigger tells every instance when the
+   * change commits, and this one answers once it heard.
+   */
   async update(id: string, input: { name?: string; disabled_tools?: string[] }): Promise<ProjectView> {
     await this.get(id);
     const disabledTools = input.disabled_tools === undefined ? null : checkTools(input.disabled_tools);
     const project = await this.projects.update(id, { name: input.name ?? null, disabled_tools: disabledTools });
     if (!project) throw DomainError.notFound('project', id);
-    for (const listener of this.listeners) listener(project);
+    await this.notifications.caughtUp();
     return view(project);
   }
 

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid } from '../common/ids.js';
 import type { Page } from '../common/pagination.js';
+import { DatabaseNotifications } from '../database/notifications.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { MembersRepository, type MemberCursor } from './members.repository.js';
 import type { AccountMember, AccountRole, Listed, ProjectMember } from './user.js';
@@ -13,8 +13,8 @@ import { UsersRepository } from './users.repository.js';
 
 /**
  * Who belongs to an account and with which role on its projects. Every change reaches the grants of
- * the person at their next request, on every instance: the cached principals are dropped everywhere
- * once the change is committed.
+ * the person at their next request, on every instance: the membership tables' triggers tell every
+ * instance when the change commits, and this one answers once it heard.
  */
 @Injectable()
 export class MembershipsService {
@@ -24,7 +24,7 @@ export class MembershipsService {
     private readonly users: UsersRepository,
     private readonly accounts: AccountsService,
     private readonly projects: ProjectsService,
-    private readonly resolver: PrincipalResolver,
+    private readonly notifications: DatabaseNotifications,
   ) {}
 
   /** Adds the person to the account or changes their role; never demotes the last owner. */
@@ -36,7 +36,7 @@ export class MembershipsService {
       if (role !== 'owner' && isLastOwner(members, userId)) throw lastOwner(accountId, userId, 'demote');
       return this.members.upsertAccountMember(accountId, userId, role, tx);
     });
-    await this.resolver.forget();
+    await this.notifications.caughtUp();
     return member;
   }
 
@@ -50,7 +50,7 @@ export class MembershipsService {
       if (isLastOwner(members, userId)) throw lastOwner(accountId, userId, 'remove');
       await this.members.deleteAccountMember(accountId, userId, tx);
     });
-    await this.resolver.forget();
+    await this.notifications.caughtUp();
   }
 
   async listAccountMembers(accountId: string, limit = 50, cursor?: string): Promise<Page<Omit<Listed<AccountMember>, 'position'>>> {
@@ -69,7 +69,7 @@ export class MembershipsService {
         `User ${userId} is not a member of account ${project.account_id}, which project ${projectId} belongs to; add them with PUT /admin/v1/accounts/${project.account_id}/members/${userId} first.`,
       );
     }
-    await this.resolver.forget();
+    await this.notifications.caughtUp();
     return member;
   }
 
@@ -77,7 +77,7 @@ export class MembershipsService {
     await this.projects.get(projectId);
     await this.user(userId);
     if (!(await this.members.deleteProjectMember(projectId, userId))) throw new DomainError('not_found', `User ${userId} is not a member of project ${projectId}.`);
-    await this.resolver.forget();
+    await this.notifications.caughtUp();
   }
 
   async listProjectMembers(projectId: string, limit = 50, cursor?: string): Promise<Page<Omit<Listed<ProjectMember>, 'position'>>> {

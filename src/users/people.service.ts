@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
+import { DatabaseNotifications } from '../database/notifications.service.js';
 import type { AccountRole, User } from './user.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -16,7 +16,7 @@ export interface UserWithAccounts extends User {
 export class PeopleService {
   constructor(
     private readonly users: UsersRepository,
-    private readonly resolver: PrincipalResolver,
+    private readonly notifications: DatabaseNotifications,
   ) {}
 
   /** A new person; `conflict` when the email is taken in any case (the unique index decides, so two at once cannot both win). */
@@ -41,12 +41,13 @@ export class PeopleService {
 
   /**
    * Renames or disables (enables) a person. Disabling ends what their grants reach at their next
-   * request, on every instance: the cached principals are dropped everywhere.
+   * request, on every instance: the database tells every instance when it commits, and this one
+   * answers once it heard.
    */
   async update(id: string, input: { name?: string | null; disabled?: boolean }): Promise<User> {
     const user = await this.users.update(id, input);
     if (!user) throw DomainError.notFound('user', id);
-    if (input.disabled !== undefined) await this.resolver.forget();
+    if (input.disabled !== undefined) await this.notifications.caughtUp();
     return user;
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { PrincipalResolver } from '../../auth/principal.resolver.js';
+import { CredentialsService } from '../../auth/credentials.service.js';
 import { hashSecret } from '../../auth/secrets.js';
 import { DomainError } from '../../common/domain-error.js';
 import type { Page } from '../../common/pagination.js';
@@ -10,7 +10,6 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Queryable } from '../../database/sql.js';
 import { OAuthError } from '../oauth-error.js';
-import { GrantsRepository } from '../tokens/grants.repository.js';
 import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from './cimd-fetch.js';
 import { checkClientMetadata, type ClientMetadata } from './client-metadata.js';
 import type { ClientSource, OAuthClient } from './oauth-client.js';
@@ -71,8 +70,7 @@ export class OAuthClientsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
     private readonly clients: OAuthClientsRepository,
-    private readonly grants: GrantsRepository,
-    private readonly resolver: PrincipalResolver,
+    private readonly credentials: CredentialsService,
   ) {}
 
   /**
@@ -197,11 +195,11 @@ export class OAuthClientsService {
   /** Deletes a client and revokes every grant it has (`client_deleted`), in every instance at once. */
   async remove(clientId: string): Promise<void> {
     const found = await this.db.transaction(async (tx) => {
-      const revoked = await this.grants.revokeClientGrants(clientId, tx);
+      const revoked = await this.credentials.revokeClientGrants(clientId, tx);
       return (await this.clients.delete(clientId, tx)) || revoked.length > 0;
     });
     if (!found) throw DomainError.notFound('OAuth client', clientId);
-    await this.resolver.forget();
+    await this.credentials.settled();
   }
 
   /** Deletes up to `limit` clients that never got a grant within a day of appearing; answers how many. */

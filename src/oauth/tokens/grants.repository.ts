@@ -68,7 +68,6 @@ const FIND_REFRESH_FOR_UPDATE = sql<[tokenHash: Buffer, graceS: number], Refresh
       FOR UPDATE OF t, g`,
 );
 const ROTATE = sql<[tokenHash: Buffer]>('oauth_tokens.rotate', `UPDATE oauth_tokens SET rotated_at = now() WHERE token_hash = $1 AND rotated_at IS NULL`);
-const SET_SCOPES = sql<[credentialId: string, scopes: Scope[]]>('credentials.set_scopes', `UPDATE credentials SET scopes = $2 WHERE id = $1`);
 /** A token, with how its client authenticates (null when the client is gone). */
 export interface FoundToken {
   credential_id: string;
@@ -81,11 +80,6 @@ const FIND_TOKEN = sql<[tokenHash: Buffer], FoundToken>(
   `SELECT t.credential_id, t.client_id, t.kind, c.token_endpoint_auth_method AS client_auth_method
      FROM oauth_tokens t LEFT JOIN oauth_clients c ON c.id = t.client_id
     WHERE t.token_hash = $1`,
-);
-const REVOKE_CLIENT_GRANTS = sql<[clientId: string], { id: string }>(
-  'credentials.revoke_client_grants',
-  `UPDATE credentials SET revoked_at = now(), revoked_reason = 'client_deleted'
-    WHERE client_id = $1 AND source = 'oauth' AND revoked_at IS NULL RETURNING id`,
 );
 // Used codes stay a day, so a replay is still told apart (and revokes) after the 2 minutes.
 const PURGE_CODES = sql<[limit: number]>(
@@ -100,8 +94,8 @@ const PURGE_TOKENS = sql<[limit: number]>(
 );
 
 /**
- * The SQL of OAuth grants besides their `credentials` row (CredentialsRepository inserts and revokes
- * that): the codes they are made from, and their access and refresh tokens (hashes only).
+ * The SQL of OAuth grants besides their `credentials` row (CredentialsService creates, narrows and
+ * revokes that): the codes they are made from, and their access and refresh tokens (hashes only).
  */
 @Injectable()
 export class GrantsRepository {
@@ -127,19 +121,9 @@ export class GrantsRepository {
     await run(db, ROTATE, [tokenHash]);
   }
 
-  /** Sets a grant's scopes (a refresh asking for fewer narrows the grant itself). */
-  async setScopes(credentialId: string, scopes: Scope[], db: Queryable): Promise<void> {
-    await run(db, SET_SCOPES, [credentialId, scopes]);
-  }
-
   /** The grant an access or refresh token belongs to. */
   findToken(tokenHash: Buffer): Promise<FoundToken | null> {
     return row(this.db, FIND_TOKEN, [tokenHash]);
-  }
-
-  /** Revokes every live grant of a client (`client_deleted`); answers their ids. */
-  async revokeClientGrants(clientId: string, db: Queryable = this.db): Promise<string[]> {
-    return (await run(db, REVOKE_CLIENT_GRANTS, [clientId])).rows.map((r) => r.id);
   }
 
   purgeCodes(limit: number): Promise<number> {

@@ -2,11 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Credential, CredentialProject } from '../../auth/credential.entity.js';
-import { CredentialsRepository } from '../../auth/credentials.repository.js';
-import { PrincipalResolver } from '../../auth/principal.resolver.js';
+import { CredentialsService } from '../../auth/credentials.service.js';
 import { GRANT_PREFIX, hashSecret, newSecret, sameHash } from '../../auth/secrets.js';
-import { newId } from '../../common/ids.js';
 import { SCOPES, type Scope } from '../../common/tool-names.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
@@ -39,8 +36,8 @@ type Outcome<T> = { ok: T } | { revoked: OAuthError };
  * `POST /oauth/token` and `POST /oauth/revoke` (README, "Connect by OAuth"). A code becomes a grant, the
  * product's own credential record (type `grant`, source `oauth`, no secret of its own), with an
  * access and a refresh token kept as hashes; refresh tokens rotate. Each exchange or refresh runs
- * in one transaction holding the rows it reads, and every revocation drops the cached principals of
- * every instance.
+ * in one transaction holding the rows it reads. The grant itself is made, narrowed and revoked by
+ * CredentialsService, in that transaction; every instance hears of it when it commits.
  */
 @Injectable()
 export class TokensService {
@@ -50,9 +47,8 @@ export class TokensService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
     private readonly clients: OAuthClientsService,
-    private readonly credentials: CredentialsRepository,
+    private readonly credentials: CredentialsService,
     private readonly grants: GrantsRepository,
-    private readonly resolver: PrincipalResolver,
   ) {
     this.issuer = config.publicUrl;
   }
@@ -86,8 +82,7 @@ export class TokensService {
       throw invalidClient(`This token was issued to a confidential client: authenticate as that client (${found.client_auth_method}) to revoke it.`, false);
     }
     if (client && client.id !== found.client_id) return {};
-    await this.credentials.revoke(found.credential_id, new Date(), 'user');
-    await this.resolver.forget();
+    await this.credentials.revokeGrant(found.credential_id, 'user');
     return {};
   }
 
@@ -128,7 +123,7 @@ export class TokensService {
       if (!found) throw invalidGrant('The code is unknown.');
       if (found.used_at) {
         // RFC 6749 §4.1.2: a code used twice may have been stolen; the grant it made goes too.
-        if (found.credential_id) await this.credentials.revoke(found.credential_id, new Date(), 'code_replay', tx);
+        if (found.credential_id) await this.credentials.revokeGrant(found.credential_id, 'code_replay', tx);
         return { revoked: invalidGrant('The code was used already; the grant it made is now revoked.') };
       }
       if (found.expired) throw invalidGrant('The code has expired (codes live 2 minutes).');
@@ -141,27 +136,11 @@ export class TokensService {
       }
       if (found.user_disabled) throw invalidGrant('The person who consented is disabled.');
 
-      const now = new Date();
       const access = newSecret(GRANT_PREFIX);
-      const grant: Credential = {
-        id: newId(),
-        account_id: found.account_id,
-        type: 'grant',
-        name: clientName(client),
-        secret_hash: null,
-        secret_prefix: access.visiblePrefix,
-        scopes: found.scopes,
-        expires_at: null,
-        revoked_at: null,
-        created_at: now,
-        source: 'oauth',
-        user_id: found.user_id,
-        client_id: client.id,
-        revoked_reason: null,
-        created_by: found.user_id,
-      };
-      const links: CredentialProject[] = found.projects.map((p) => ({ credential_id: grant.id, project_id: p.project_id, account_id: found.account_id, role: p.role }));
-      await this.credentials.insert(grant, links, tx);
+      const grant = await this.credentials.createGrant(
+        { accountId: found.account_id, userId: found.user_id, clientId: client.id, name: clientName(client), scopes: found.scopes, projects: found.projects, secretPrefix: access.visiblePrefix },
+        tx,
+      );
       await this.grants.markCodeUsed(codeHash, grant.id, tx);
       await this.clients.touch(client.id, tx);
       return { ok: await this.issue(grant.id, client.id, found.scopes, tx, access) };
@@ -184,7 +163,7 @@ export class TokensService {
       if (found.expired) throw invalidGrant('The refresh token has expired (unused too long); connect again.');
       if (found.rotated && !found.within_grace) {
         // Presented again after the grace: someone else holds a copy. The whole grant goes.
-        await this.credentials.revoke(found.credential_id, new Date(), 'refresh_token_reuse', tx);
+        await this.credentials.revokeGrant(found.credential_id, 'refresh_token_reuse', tx);
         return { revoked: invalidGrant('The refresh token was used already; the grant is now revoked. Connect again.') };
       }
       // Within the grace a rotated token gets a pair of its own (clients refresh in parallel); the winner's pair stays valid.
@@ -197,7 +176,7 @@ export class TokensService {
         if (wider.length) throw new OAuthError('invalid_scope', `The grant does not have ${wider.join(', ')}: a refresh may only narrow it.`);
         const fewer = SCOPES.filter((s) => asked.has(s));
         if (fewer.length < found.scopes.length) {
-          await this.grants.setScopes(found.credential_id, fewer, tx);
+          await this.credentials.narrowGrant(found.credential_id, fewer, tx);
           scopes = fewer;
           narrowed = true;
         }
@@ -205,8 +184,8 @@ export class TokensService {
       await this.clients.touch(client.id, tx);
       return { ok: await this.issue(found.credential_id, client.id, scopes, tx) };
     });
-    // Narrower scopes apply to the grant's live access tokens too: drop what every instance cached.
-    if (narrowed) await this.resolver.forget();
+    // Narrower scopes apply to the grant's live access tokens too: answer once this instance heard it.
+    if (narrowed) await this.credentials.settled();
     return this.settle(outcome);
   }
 
@@ -219,10 +198,10 @@ export class TokensService {
     return { access_token: access.secret, token_type: 'Bearer', expires_in: accessTokenTtlS, refresh_token: refresh.secret, scope: scopes.join(' ') };
   }
 
-  /** Answers a committed outcome: the tokens, or (a grant having been revoked) the refusal after every instance forgot it. */
+  /** Answers a committed outcome: the tokens, or (a grant having been revoked) the refusal once this instance heard of it. */
   private async settle(outcome: Outcome<TokenAnswer>): Promise<TokenAnswer> {
     if ('ok' in outcome) return outcome.ok;
-    await this.resolver.forget();
+    await this.credentials.settled();
     throw outcome.revoked;
   }
 }
