@@ -1,9 +1,7 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { APP_CONFIG } from '../config/config.module.js';
-import type { AppConfig } from '../config/config.js';
-import { crossSitePost } from '../sign-in/login-csrf.js';
 import { BrowserSessionsService, type BrowserSession } from '../web/browser-sessions.service.js';
+import { PagePolicy } from '../web/page-policy.js';
 
 /** A console request, with the signed-in person's browser session. */
 export interface ConsoleRequest extends Request {
@@ -24,13 +22,13 @@ export class ConsoleFormRefused extends Error {}
  * Every /console route: a browser session is required (else 303 to the sign-in page, back here
  * after), and a POST must come from this server's page in this session: not `Sec-Fetch-Site:
  * cross-site`, no foreign `Origin` (`null` is allowed: Chromium sends it from a no-referrer page),
- * and the session's `csrf` in the form; else 403. The same rules as the consent page's.
+ * and the session's `csrf` in the form; else 403. The cross-site rule is every page's (PagePolicy).
  */
 @Injectable()
 export class ConsoleSessionGuard implements CanActivate {
   constructor(
     private readonly sessions: BrowserSessionsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly pages: PagePolicy,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -40,7 +38,7 @@ export class ConsoleSessionGuard implements CanActivate {
     if (!session) throw new ConsoleSignInRequired(req.method === 'GET' || req.method === 'HEAD' ? req.originalUrl : '/console/');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const form = (req.body ?? {}) as Record<string, unknown>;
-      if (crossSitePost(req, this.config.publicUrl) || !this.sessions.csrfMatches(session, form.csrf)) throw new ConsoleFormRefused('This form was not sent from this console in your browser.');
+      if (this.pages.crossSitePost(req) || !this.sessions.csrfMatches(session, form.csrf)) throw new ConsoleFormRefused('This form was not sent from this console in your browser.');
     }
     req.browserSession = session;
     return true;
