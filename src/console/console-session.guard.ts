@@ -18,11 +18,19 @@ export class ConsoleSignInRequired extends Error {
 /** A state-changing post that did not come from the console's own form in this session. */
 export class ConsoleFormRefused extends Error {}
 
+/** A Host header this server does not serve (the Host rule of every page). */
+export class ConsoleHostRefused extends Error {
+  constructor(readonly host: string) {
+    super(`The Host header "${host}" is not allowed on this server.`);
+  }
+}
+
 /**
- * Every /console route: a browser session is required (else 303 to the sign-in page, back here
- * after), and a POST must come from this server's page in this session: not `Sec-Fetch-Site:
- * cross-site`, no foreign `Origin` (`null` is allowed: Chromium sends it from a no-referrer page),
- * and the session's `csrf` in the form; else 403. The cross-site rule is every page's (PagePolicy).
+ * Every /console route: the Host rule first (else 403), then a browser session is required (else
+ * 303 to the sign-in page, back here after), and a POST must come from this server's page in this
+ * session: not `Sec-Fetch-Site: cross-site`, no foreign `Origin` (`null` is allowed: Chromium sends
+ * it from a no-referrer page), and the session's `csrf` in the form; else 403. The Host and
+ * cross-site rules are every page's (PagePolicy).
  */
 @Injectable()
 export class ConsoleSessionGuard implements CanActivate {
@@ -33,6 +41,7 @@ export class ConsoleSessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<ConsoleRequest>();
+    if (!this.pages.hostAllowed(req.headers.host)) throw new ConsoleHostRefused(req.headers.host ?? '');
     const session = await this.sessions.current(req);
     // A post's own path is no page to come back to: the console's start is.
     if (!session) throw new ConsoleSignInRequired(req.method === 'GET' || req.method === 'HEAD' ? req.originalUrl : '/console/');
