@@ -2,7 +2,7 @@
 // time at 1,000,000 log rows for the account). Loads BENCH_ROWS entries for one account (30 days of
 // traffic, generate_series, one INSERT) plus a tenth as many in other accounts, on an embedded
 // PostgreSQL of its own, migrated; then times each statement the console runs — the listing's
-// first page with each filter, a member's page, the chart — exactly as ActivityRepository builds
+// first page with each filter, a member's page, the chart — exactly as ActivityReportsRepository builds
 // them (listQuery / chartQuery from dist/), on one pg connection. Rounds are interleaved; each
 // query's time is divided by the unfiltered first page's in the same round (the baseline), and the
 // table shows medians: the ratio, the absolute ms (round trip on loopback: the statement's server
@@ -72,7 +72,7 @@ function table(head, lines) {
 
 async function main() {
   await build();
-  const { listQuery, chartQuery } = await import(join(ROOT, 'dist/src/activity/activity.repository.js'));
+  const { listQuery, chartQuery } = await import(join(ROOT, 'dist/src/activity/activity-reports.repository.js'));
   console.log(`Console activity bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${ROWS.toLocaleString('en')} rows in one account over ${DAYS} days, ${ROUNDS} rounds.\n`);
   const database = await startDatabase('console-activity');
   atCleanup(database.stop);

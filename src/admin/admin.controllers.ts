@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { ActivityService } from '../activity/activity.service.js';
+import { ActivityReportsService } from '../activity/activity-reports.service.js';
 import { CredentialsService, type CredentialView } from '../auth/credentials.service.js';
 import { PageQuery } from '../common/pagination.js';
 import { JobsService } from '../jobs/jobs.service.js';
@@ -122,7 +122,7 @@ export class CredentialsController {
 export class ActivityController {
   constructor(
     private readonly accounts: AccountsService,
-    private readonly activity: ActivityService,
+    private readonly activity: ActivityReportsService,
     private readonly jobs: JobsService,
   ) {}
 

@@ -57,7 +57,7 @@ export class ActivityQuery extends PageQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) method?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) tool?: string;
   @ApiPropertyOptional({ description: 'The client name as it introduced itself, exactly.' }) @IsOptional() @IsString() @MaxLength(200) client_name?: string;
-  // The times' form (ISO 8601 with an offset, a real date) is ActivityService's rule, for every caller.
+  // The times' form (ISO 8601 with an offset, a real date) is ActivityReportsService's rule, for every caller.
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries at or after this time.' }) @IsOptional() @IsString() @MaxLength(40) from?: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries before this time.' }) @IsOptional() @IsString() @MaxLength(40) to?: string;
 }

@@ -10,22 +10,22 @@ import { LoginLinksModule } from '../sign-in/login-links.module.js';
 import { PeopleModule } from '../users/people.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
-import { ConsoleActivityController } from './activity.controller.js';
-import { ConsoleActivityService } from './activity.service.js';
+import { ConsoleActivityController } from './console-activity.controller.js';
+import { ConsoleActivityService } from './console-activity.service.js';
 import { ConsoleController } from './console.controller.js';
 import { ConsoleSessionGuard } from './console-session.guard.js';
 import { ConsoleService } from './console.service.js';
-import { JobsController } from './jobs.controller.js';
-import { ConsoleJobsService } from './jobs.service.js';
-import { MembersController } from './members.controller.js';
-import { ConsoleMembersService } from './members.service.js';
-import { SettingsController } from './settings.controller.js';
-import { SettingsService } from './settings.service.js';
+import { ConsoleJobsController } from './console-jobs.controller.js';
+import { ConsoleJobsService } from './console-jobs.service.js';
+import { ConsoleMembersController } from './console-members.controller.js';
+import { ConsoleMembersService } from './console-members.service.js';
+import { ConsoleSettingsController } from './console-settings.controller.js';
+import { ConsoleSettingsService } from './console-settings.service.js';
 
 /** The owners' console at /console/ (spec/console.md): pages over the same services as the admin API. */
 @Module({
   imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule, PeopleModule, LoginLinksModule, MediaModule],
-  controllers: [SettingsController, ConsoleActivityController, MembersController, JobsController, ConsoleController],
-  providers: [ConsoleService, ConsoleSessionGuard, SettingsService, ConsoleActivityService, ConsoleMembersService, ConsoleJobsService],
+  controllers: [ConsoleSettingsController, ConsoleActivityController, ConsoleMembersController, ConsoleJobsController, ConsoleController],
+  providers: [ConsoleService, ConsoleSessionGuard, ConsoleSettingsService, ConsoleActivityService, ConsoleMembersService, ConsoleJobsService],
 })
 export class ConsoleModule {}

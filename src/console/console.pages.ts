@@ -232,6 +232,17 @@ export function notFoundPage(res: Response, email: string | null): void {
   });
 }
 
+/** A request to a host name this server does not answer to (the Host rule, against DNS rebinding); nobody is named signed in. */
+export function hostRefusedPage(res: Response, host: string): void {
+  sendPage(res, {
+    title: 'Not served here',
+    status: 403,
+    signedInAs: null,
+    policy: 'console',
+    body: html`<h1>Not served here</h1><p class="error">This server does not answer to the host name "${host}". Open the console at the server's own address.</p>`,
+  });
+}
+
 /** A post that did not come from this console's form in this browser. */
 export function refusedPage(res: Response, email: string | null): void {
   sendPage(res, {

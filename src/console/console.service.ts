@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Outcome } from '../activity/activity-entry.entity.js';
-import { ActivityService, type ActivityScope } from '../activity/activity.service.js';
+import { ActivityReportsService, type ActivityScope } from '../activity/activity-reports.service.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { CredentialsService, type ConnectionView, type CredentialView } from '../auth/credentials.service.js';
 import { DomainError } from '../common/domain-error.js';
@@ -56,7 +56,7 @@ export class ConsoleService {
   constructor(
     private readonly users: UsersService,
     private readonly credentials: CredentialsService,
-    private readonly activity: ActivityService,
+    private readonly activity: ActivityReportsService,
     private readonly articles: ArticlesService,
     private readonly jobs: JobsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

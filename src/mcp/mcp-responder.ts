@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Outcome } from '../activity/activity-entry.entity.js';
-import { ActivityService } from '../activity/activity.service.js';
+import { ActivityWriterService } from '../activity/activity-writer.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { errorBody, resultBody, type RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
@@ -25,7 +25,7 @@ export class McpResponder {
   private readonly log = new Logger('McpActivity');
 
   constructor(
-    private readonly activity: ActivityService,
+    private readonly activity: ActivityWriterService,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 

@@ -4,26 +4,26 @@ import { bearerToken } from '../common/bearer.js';
 import { SCOPES } from '../common/tool-names.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { hostRule, listensOnLoopback } from '../web/page-policy.js';
 import { RpcCode, RpcError } from './json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
 import { decideEra, requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
 /** DNS-rebinding protection: a browser origin or a Host header this server was not set up for is 403. */
 @Injectable()
 export class OriginGuard implements CanActivate {
   private readonly origins: Set<string>;
-  private readonly hosts: Set<string> | null;
   private readonly loopback: boolean;
+  /** The Host rule, the same for every page and OAuth endpoint (web/page-policy.ts). */
+  private readonly hostAllowed: (header: string | undefined) => boolean;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    const publicUrl = new URL(config.publicUrl);
-    this.loopback = LOOPBACK_HOSTS.has(config.host);
-    this.origins = new Set([...config.allowedOrigins, publicUrl.origin]);
-    this.hosts = this.loopback || config.allowedHosts ? new Set([...(config.allowedHosts ?? []), publicUrl.host.toLowerCase(), publicUrl.hostname.toLowerCase()]) : null;
+    this.loopback = listensOnLoopback(config);
+    this.origins = new Set([...config.allowedOrigins, new URL(config.publicUrl).origin]);
+    this.hostAllowed = hostRule(config);
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -36,17 +36,6 @@ export class OriginGuard implements CanActivate {
       throw new RpcError(RpcCode.ServerError, `Forbidden: the Host header "${(req.headers.host ?? '').toLowerCase()}" is not allowed.`, 403);
     }
     return true;
-  }
-
-  /**
-   * The Host rule of spec/mcp.md: while listening on loopback, or when ALLOWED_HOSTS is set, only
-   * those hosts (and loopback names on loopback) are served. Also applied to /oauth/* and /.well-known/*.
-   */
-  hostAllowed(header: string | undefined): boolean {
-    if (!this.hosts) return true;
-    const host = (header ?? '').toLowerCase();
-    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-    return this.hosts.has(host) || this.hosts.has(name) || (this.loopback && LOOPBACK_HOSTS.has(name));
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable, type NestMiddleware, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { OriginGuard } from '../mcp/mcp.guards.js';
+import { PagePolicy } from '../web/page-policy.js';
 import { OAuthError, sendOAuthError } from './oauth-error.js';
 
 interface Endpoint {
@@ -59,17 +59,17 @@ function setEndpointHeaders(req: Request, res: Response): Endpoint | undefined {
 
 /**
  * What every request under /oauth and /.well-known goes through before its route: the endpoint's
- * headers (no-store, CORS), the loopback Host rule of the /mcp endpoint (OriginGuard's own check),
+ * headers (no-store, CORS), the Host rule of every page (PagePolicy, the same rule as /mcp's),
  * then a CORS preflight of the metadata, token, registration and revocation endpoints, answered
  * here with 204.
  */
 @Injectable()
 export class OAuthEdgeMiddleware implements NestMiddleware {
-  constructor(private readonly origins: OriginGuard) {}
+  constructor(private readonly pages: PagePolicy) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
     const endpoint = setEndpointHeaders(req, res);
-    if (!this.origins.hostAllowed(req.headers.host)) {
+    if (!this.pages.hostAllowed(req.headers.host)) {
       return sendOAuthError(res, new OAuthError('access_denied', `The Host header "${req.headers.host ?? ''}" is not allowed on this server.`, 403));
     }
     if (!endpoint?.cors || req.method !== 'OPTIONS') return next();

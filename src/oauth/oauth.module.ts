@@ -1,6 +1,5 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
-import { OriginGuard } from '../mcp/mcp.guards.js';
 import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
 import { LoginLinksModule } from '../sign-in/login-links.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -29,8 +28,6 @@ import { TokensService } from './tokens/tokens.service.js';
   imports: [AuthModule, RateLimitStoreModule, UsersModule, WebModule, LoginLinksModule],
   controllers: [WellKnownController, RegistrationController, AuthorizeController, TokenController],
   providers: [
-    // OriginGuard is stateless (built from the config): the Host rule is its check, reused here.
-    OriginGuard,
     OAuthEdgeMiddleware,
     OAuthFallback,
     IpRateLimitGuard,

@@ -48,14 +48,3 @@ export class LoginCsrf {
     return value && TOKEN.test(value) ? value : undefined;
   }
 }
-
-/**
- * Whether a form post comes from another site: `Sec-Fetch-Site: cross-site`, or an `Origin` that is
- * not PUBLIC_URL's. `Origin: null` is not foreign: a browser sends it for a post from a page served
- * with `Referrer-Policy: no-referrer`, as every page here is, and the CSRF token decides then.
- */
-export function crossSitePost(req: Request, publicUrl: string): boolean {
-  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
-  const origin = req.headers.origin;
-  return origin !== undefined && origin !== 'null' && origin !== new URL(publicUrl).origin;
-}

@@ -5,7 +5,8 @@ import type { AppConfig } from '../config/config.js';
 import type { User } from '../users/user.js';
 import { UsersService } from '../users/users.service.js';
 import { BrowserSessionsService } from '../web/browser-sessions.service.js';
-import { crossSitePost, LoginCsrf } from './login-csrf.js';
+import { PagePolicy } from '../web/page-policy.js';
+import { LoginCsrf } from './login-csrf.js';
 import { LinkRefused, LoginLinksService, type LinkRefusal } from './login-links.service.js';
 import { parsePastedLink, returnToOrDefault, safeReturnTo } from './return-to.js';
 import { gatewayPage, noAccessPage, refusedPage, signedInPage, signedOutPage, signInPage } from './sign-in.pages.js';
@@ -41,6 +42,7 @@ export class SignInService {
     private readonly users: UsersService,
     private readonly sessions: BrowserSessionsService,
     private readonly csrf: LoginCsrf,
+    private readonly pages: PagePolicy,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.proxyOnly = config.loginMethods.length === 1 && config.loginMethods[0] === 'proxy';
@@ -80,7 +82,7 @@ export class SignInService {
         error,
         status,
       });
-    if (crossSitePost(req, this.config.publicUrl)) return again(403, CROSS_SITE);
+    if (this.pages.crossSitePost(req)) return again(403, CROSS_SITE);
     if (!this.csrf.matches(req, form.csrf)) return again(403, STALE_FORM);
     if (!this.config.loginMethods.includes('link')) return again(400, 'Sign-in links are turned off on this server.');
     if (!pasted.token) return again(400, 'Paste your sign-in link (or its token) to sign in.');
@@ -98,7 +100,7 @@ export class SignInService {
   /** `POST /oauth/logout`: ends the session (its `csrf` field must be the session's) and says so. */
   async signOut(req: Request, res: Response, form: { csrf?: unknown }): Promise<void> {
     const session = await this.sessions.current(req);
-    if (session && (crossSitePost(req, this.config.publicUrl) || !this.sessions.csrfMatches(session, form.csrf))) {
+    if (session && (this.pages.crossSitePost(req) || !this.sessions.csrfMatches(session, form.csrf))) {
       return refusedPage(res, { title: 'Not signed out', status: 403, message: 'This sign-out was not sent from this server\'s page, so you are still signed in. Sign out from the sign-in page.', again: true });
     }
     await this.sessions.end(req, res);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CANCEL_JOB } from '../jobs/cancel-rule.js';
 import { JobsService, jobView } from '../jobs/jobs.service.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
 import { JOB_SCHEMA } from './job.schemas.js';
@@ -15,8 +16,9 @@ const input = {
   description: 'Cancel a queued or running job: it stops and writes nothing more. Answers the job, now "cancelled"; a job that already finished cannot be cancelled.',
   input,
   output: JOB_SCHEMA,
-  scope: 'write',
-  role: 'editor',
+  // Who may cancel: the jobs' own rule, which the console's Cancel button follows too.
+  scope: CANCEL_JOB.scope,
+  role: CANCEL_JOB.role,
   projectScoped: false,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 })

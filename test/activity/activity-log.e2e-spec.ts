@@ -1,4 +1,4 @@
-import { ActivityService, type ActivityRecord } from '../../src/activity/activity.service.js';
+import { ActivityWriterService, type ActivityRecord } from '../../src/activity/activity-writer.service.js';
 import { Clock } from '../../src/common/clock.js';
 import { activity, admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
@@ -72,9 +72,9 @@ describe('activity log', () => {
     // Both instances' clocks, set for each refusal (record reads the clock before it returns).
     let now = second;
     for (const app of [t.app, t2.app]) jest.spyOn(app.get(Clock), 'now').mockImplementation(() => now);
-    const one = t.app.get(ActivityService);
-    const two = t2.app.get(ActivityService);
-    const refuse = (instance: ActivityService, ms: number) => {
+    const one = t.app.get(ActivityWriterService);
+    const two = t2.app.get(ActivityWriterService);
+    const refuse = (instance: ActivityWriterService, ms: number) => {
       now = new Date(second.getTime() + ms);
       return instance.record(refusal);
     };

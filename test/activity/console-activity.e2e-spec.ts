@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { v7 } from 'uuid';
-import { ActivityRepository, type ActivityInsert } from '../../src/activity/activity.repository.js';
-import { ActivityService, CSV_COLUMNS, type ActivityFilter, type ActivityScope } from '../../src/activity/activity.service.js';
+import { ActivityWriterRepository, type ActivityInsert } from '../../src/activity/activity-writer.repository.js';
+import { ActivityReportsService, CSV_COLUMNS, type ActivityFilter, type ActivityScope } from '../../src/activity/activity-reports.service.js';
 import { Clock } from '../../src/common/clock.js';
 import { DomainError } from '../../src/common/domain-error.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * The data side of the console's Activity page (console.md "Activity"): filters, a member's scope,
- * cursor pages, the chart's UTC buckets and the CSV export, through ActivityService on the real database.
+ * cursor pages, the chart's UTC buckets and the CSV export, through ActivityReportsService on the real database.
  * Entries are written through the repository with chosen times, the id made in the same millisecond
- * as `at` (as ActivityService.record does).
+ * as `at` (as ActivityWriterService.record does).
  */
-describe('console activity (ActivityService)', () => {
+describe('console activity (ActivityReportsService)', () => {
   let t: TestApp;
-  let service: ActivityService;
-  let repository: ActivityRepository;
+  let service: ActivityReportsService;
+  let repository: ActivityWriterRepository;
   beforeAll(async () => {
     t = await startTestApp();
-    service = t.app.get(ActivityService);
-    repository = t.app.get(ActivityRepository);
+    service = t.app.get(ActivityReportsService);
+    repository = t.app.get(ActivityWriterRepository);
   });
   afterEach(() => jest.restoreAllMocks());
   afterAll(() => t.close());
@@ -155,7 +155,7 @@ describe('console activity (ActivityService)', () => {
       ]),
     );
     const clockAt = (d: Date) => jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(d));
-    const nonZero = (chart: Awaited<ReturnType<ActivityService['chart']>>) =>
+    const nonZero = (chart: Awaited<ReturnType<ActivityReportsService['chart']>>) =>
       chart.buckets.filter((b) => b.total).map((b) => [b.start.toISOString(), b.total, Object.fromEntries(Object.entries(b.outcomes).filter(([, n]) => n))]);
 
     it('24 UTC hours stacked by outcome, each entry in the hour it starts, the span ending now', async () => {
@@ -266,7 +266,7 @@ describe('console activity filters on the admin API', () => {
     const accountId = (await t.http.post('/admin/v1/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'Console', owner_email: 'console@example.com' }).expect(201)).body.id;
     const at = new Date('2026-11-30T12:00:00.000Z');
     const base = { account_id: accountId, credential_type: 'api_key', credential_id: randomUUID(), credential_name: 'key', client_version: '1', session_id: null, method: 'tools/call', tool: 'list_articles', project_id: null, outcome: 'ok' as const, error: null, duration_ms: 1, count: 1, fold_key: null };
-    await t.app.get(ActivityRepository).insert([
+    await t.app.get(ActivityWriterRepository).insert([
       { ...base, id: v7({ msecs: at.getTime() }), at, client_name: 'cursor' },
       { ...base, id: v7({ msecs: at.getTime() + 1 }), at: new Date(at.getTime() + 1), client_name: 'claude-code' },
     ]);

@@ -1,4 +1,4 @@
-import { ActivityService } from '../../src/activity/activity.service.js';
+import { ActivityWriterService } from '../../src/activity/activity-writer.service.js';
 import { Clock } from '../../src/common/clock.js';
 import { admin, ISO, MISSING_ID, newAccount, newProject, UUID, walk } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -122,7 +122,7 @@ describe('admin API: lists, cursors, activity and jobs', () => {
       const project = await newProject(t, activityAccount);
       keyId = (await admin(t, 'post', `/admin/v1/accounts/${activityAccount}/api-keys`, { name: 'agent key', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] }, 201)).id;
       grantId = (await admin(t, 'post', `/admin/v1/accounts/${activityAccount}/grants`, { client_name: 'Claude', scopes: ['read'], projects: [] }, 201)).id;
-      const activity = t.app.get(ActivityService);
+      const activity = t.app.get(ActivityWriterService);
       const base = { accountId: activityAccount, sessionId: null, durationMs: 3 };
       const key = { type: 'api_key', id: keyId, name: 'agent key' };
       await activity.record({ ...base, credential: key, client: { name: 'my-agent', version: '1.0.0' }, method: 'initialize', tool: null, projectId: null, outcome: 'ok', error: null });

@@ -1,6 +1,6 @@
 import { consoleHttp, type ConsoleSession } from '../support/console.js';
 import { v7 } from 'uuid';
-import { ActivityRepository, type ActivityInsert } from '../../src/activity/activity.repository.js';
+import { ActivityWriterRepository, type ActivityInsert } from '../../src/activity/activity-writer.repository.js';
 import { newAccountWithProjects, newKey } from '../support/fixtures.js';
 import { call, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { newClient, oauthGrant } from '../support/oauth.js';
@@ -90,7 +90,7 @@ describe('console activity page', () => {
     await useAs(ownerGrant.token, 'Claude Desktop', 'list_projects');
     memberSessionId = await useAs(memberGrant.token, 'Cursor', 'list_projects');
 
-    const repository = t.app.get(ActivityRepository);
+    const repository = t.app.get(ActivityWriterRepository);
     const second = Math.floor(Date.now() / 1000);
     folded = entry({ outcome: 'rate_limited', count: 7, tool: 'list_articles', fold_key: `rate_limited:${key.id}:${second}` });
     failed = entry({ at: new Date(Date.now() + 1), outcome: 'tool_error', tool: 'get_article', error: JSON.stringify({ code: -32000, message: 'No article with id "x<y>".' }), session_id: 'sess-123' });
@@ -216,7 +216,7 @@ describe('console activity page', () => {
   });
 
   it('pages by cursor: older pages only, each entry once, "Newest" back to the start', async () => {
-    const repository = t.app.get(ActivityRepository);
+    const repository = t.app.get(ActivityWriterRepository);
     const base = Date.now() - 60_000;
     await repository.insert(Array.from({ length: 55 }, (_, i) => entry({ at: new Date(base + i), tool: 'list_jobs', client_name: 'pager' })));
     const first = await get(`${page()}?client=pager`, owner);

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Post, Req, Res, UseFilters, UseGuards } from '@n
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { IpRateLimiter } from '../../rate-limit/ip-rate-limit.js';
+import { PagePolicy } from '../../web/page-policy.js';
 import { OAuthErrorFilter } from '../oauth-error.js';
 import { AuthorizeService } from './authorize.service.js';
 import { BrowserSessionGuard, type PageRequest } from './browser-session.guard.js';
@@ -16,6 +17,7 @@ export class AuthorizeController {
   constructor(
     private readonly authorizations: AuthorizeService,
     private readonly limiter: IpRateLimiter,
+    private readonly pages: PagePolicy,
   ) {}
 
   /** Counted per IP like the other OAuth endpoints (OAUTH_IP_RATE_LIMIT_PER_MINUTE): a request may fetch a metadata document. */
@@ -28,7 +30,6 @@ export class AuthorizeController {
 
   @Post('consent')
   async consent(@Body() form: Record<string, unknown>, @Req() req: PageRequest, @Res() res: Response): Promise<void> {
-    const fetchSite = req.headers['sec-fetch-site'];
-    sendOutcome(res, await this.authorizations.consent(form ?? {}, req.browserSession, { origin: req.headers.origin, secFetchSite: typeof fetchSite === 'string' ? fetchSite : undefined }));
+    sendOutcome(res, await this.authorizations.consent(form ?? {}, req.browserSession, this.pages.crossSite(req)));
   }
 }

@@ -9,6 +9,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { Membership } from '../../users/user.js';
 import { UsersService } from '../../users/users.service.js';
 import { BrowserSessionsService, type BrowserSession } from '../../web/browser-sessions.service.js';
+import type { CrossSite } from '../../web/page-policy.js';
 import type { OAuthClient } from '../clients/oauth-client.js';
 import { OAuthClientsService, UnknownClientError } from '../clients/oauth-clients.service.js';
 import { formActionSource, isLoopbackRedirect, isPrivateUseRedirect, redirectDisplay, redirectUriRegistered } from '../clients/redirect-uris.js';
@@ -16,12 +17,6 @@ import { CODE_CHALLENGE, MAX_STATE_BYTES, canonicalResource, many, requestedScop
 import { AuthorizationsRepository, OPEN_REQUESTS_PER_SESSION, type AuthorizationRequest } from './authorizations.repository.js';
 import { OAuthError } from '../oauth-error.js';
 import { tryLaterPage, type ConsentView, type PageOutcome } from './consent-page.js';
-
-/** What the consent form carries back besides its fields: the headers that tell a cross-site post. */
-export interface ConsentHeaders {
-  origin?: string;
-  secFetchSite?: string;
-}
 
 /** The parts of an authorize request the consent page needs again (a stored request has the same). */
 interface Asked {
@@ -105,13 +100,11 @@ export class AuthorizeService {
     return { kind: 'consent', status: 200, view: await this.view(session, asked, requestId, memberships, accountId) };
   }
 
-  async consent(form: Record<string, unknown>, session: BrowserSession | null, headers: ConsentHeaders): Promise<PageOutcome> {
+  /** The consent form's post; `crossSite` is what the page policy (PagePolicy.crossSite) found in its headers. */
+  async consent(form: Record<string, unknown>, session: BrowserSession | null, crossSite: CrossSite | null): Promise<PageOutcome> {
     // A post that is not this session's own form gets no code, and no redirect either.
-    if (headers.secFetchSite === 'cross-site') return this.forbidden(session, 'This form was posted from another site.');
-    // With Referrer-Policy: no-referrer, browsers send `Origin: null` for the page's own post.
-    if (headers.origin !== undefined && headers.origin !== 'null' && headers.origin !== this.publicOrigin) {
-      return this.forbidden(session, `This form was posted from ${headers.origin}, not from ${this.publicOrigin}.`);
-    }
+    if (crossSite?.by === 'sec-fetch-site') return this.forbidden(session, 'This form was posted from another site.');
+    if (crossSite) return this.forbidden(session, `This form was posted from ${crossSite.origin}, not from ${this.publicOrigin}.`);
     if (!session) return this.forbidden(null, 'You are not signed in (any more). Start connecting again from your app.');
     if (!this.sessions.csrfMatches(session, form.csrf)) return this.forbidden(session, 'This form is not one Reblog showed you in this browser (its security token does not match).');
     const requestId = single(form.request_id);

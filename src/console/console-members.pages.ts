@@ -4,7 +4,7 @@ import type { LoginLinkView } from '../sign-in/login-links.service.js';
 import { html, type Html } from '../web/html.js';
 import { accountPage, accountPath, namesOf, number, projectList, scrollTable, time, type Frame } from './console.pages.js';
 import type { ConsoleAccount } from './console.service.js';
-import type { MemberData, MemberForm, MembersData, MemberRow } from './members.service.js';
+import type { MemberData, MemberForm, MembersData, MemberRow } from './console-members.service.js';
 
 // The Members pages (owners only): the list with the form that adds someone, one member's page
 // (change roles, sign-in link, remove), and the sign-in link shown once.

@@ -4,7 +4,7 @@ import { WRITER_QUESTIONS, type SetupQuestion, type WriterAnswers } from '../age
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { html, type Html } from '../web/html.js';
 import { accountPage, accountPath, number, time, type Frame } from './console.pages.js';
-import { VERSIONS_SHOWN, type SettingsData } from './settings.service.js';
+import { VERSIONS_SHOWN, type SettingsData } from './console-settings.service.js';
 
 // Project settings (owners): which tools run in the project, and the writer's answers with their
 // versions. Two forms, each posting to its own path and coming back here (POST-redirect-GET), or

@@ -38,7 +38,7 @@ export type WriterOutcome = { saved: number } | { unchanged: true } | { problem:
  * invalidation (ProjectsService tells every instance's principal cache) are reused.
  */
 @Injectable()
-export class SettingsService {
+export class ConsoleSettingsService {
   constructor(
     private readonly console: ConsoleService,
     private readonly projects: ProjectsService,

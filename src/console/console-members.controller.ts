@@ -5,8 +5,8 @@ import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
 import { accountPath, type Frame } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
-import { memberPage, membersPage, signInLinkPage } from './members.pages.js';
-import { ConsoleMembersService } from './members.service.js';
+import { memberPage, membersPage, signInLinkPage } from './console-members.pages.js';
+import { ConsoleMembersService } from './console-members.service.js';
 
 /**
  * The console's Members pages (owners only; a member gets the 404 page). Posts answer 303 to a page
@@ -17,7 +17,7 @@ import { ConsoleMembersService } from './members.service.js';
 @UseFilters(ConsolePageFilter)
 @UseGuards(ConsoleSessionGuard)
 @Controller('console/accounts/:accountId/members')
-export class MembersController {
+export class ConsoleMembersController {
   constructor(
     private readonly members: ConsoleMembersService,
     private readonly console: ConsoleService,

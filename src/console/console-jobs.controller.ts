@@ -5,8 +5,8 @@ import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
 import { accountPath, type Frame } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
-import { jobsPage } from './jobs.pages.js';
-import { ConsoleJobsService } from './jobs.service.js';
+import { jobsPage } from './console-jobs.pages.js';
+import { ConsoleJobsService } from './console-jobs.service.js';
 
 /**
  * The console's Jobs page: every person of the account sees the jobs of the projects they see (an
@@ -16,7 +16,7 @@ import { ConsoleJobsService } from './jobs.service.js';
 @UseFilters(ConsolePageFilter)
 @UseGuards(ConsoleSessionGuard)
 @Controller('console/accounts/:accountId/jobs')
-export class JobsController {
+export class ConsoleJobsController {
   constructor(
     private readonly jobs: ConsoleJobsService,
     private readonly console: ConsoleService,

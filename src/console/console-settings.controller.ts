@@ -5,8 +5,8 @@ import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
 import type { Frame } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
-import { settingsPage, settingsPath } from './settings.pages.js';
-import { SettingsService } from './settings.service.js';
+import { settingsPage, settingsPath } from './console-settings.pages.js';
+import { ConsoleSettingsService } from './console-settings.service.js';
 
 /**
  * Project settings in the console (owners; spec/console.md): the project's disabled tools and the
@@ -16,9 +16,9 @@ import { SettingsService } from './settings.service.js';
 @UseFilters(ConsolePageFilter)
 @UseGuards(ConsoleSessionGuard)
 @Controller('console/accounts/:accountId/projects/:projectId/settings')
-export class SettingsController {
+export class ConsoleSettingsController {
   constructor(
-    private readonly settings: SettingsService,
+    private readonly settings: ConsoleSettingsService,
     private readonly console: ConsoleService,
   ) {}
 

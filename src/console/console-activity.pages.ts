@@ -2,11 +2,11 @@ import { scaleBand, scaleLinear } from 'd3-scale';
 import { stack } from 'd3-shape';
 import type { Response } from 'express';
 import { OUTCOMES, type Outcome } from '../activity/activity-entry.entity.js';
-import type { ActivityChart } from '../activity/activity.service.js';
+import type { ActivityChart } from '../activity/activity-reports.service.js';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { html, type Html } from '../web/html.js';
-import type { ActivityPageData, ActivityQuery, CredentialChoice, EntryPageData, EntryView } from './activity.service.js';
-import { QUERY_FIELDS } from './activity.service.js';
+import type { ActivityPageData, ActivityQuery, CredentialChoice, EntryPageData, EntryView } from './console-activity.service.js';
+import { QUERY_FIELDS } from './console-activity.service.js';
 import { accountPage, accountPath, namesOf, number, OUTCOME_LABELS, scrollTable, time, type Frame } from './console.pages.js';
 
 // The Activity page (spec/console.md): filters as a GET form, the log newest first with cursor

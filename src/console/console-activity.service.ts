@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { ActivityService, type ActivityChart, type ActivityFilter } from '../activity/activity.service.js';
+import { ActivityReportsService, type ActivityChart, type ActivityFilter } from '../activity/activity-reports.service.js';
 import { CredentialsService } from '../auth/credentials.service.js';
 import { DomainError } from '../common/domain-error.js';
 import type { User } from '../users/user.js';
@@ -35,7 +35,7 @@ export interface CredentialChoice {
   oauth: boolean;
 }
 
-export type EntryView = Awaited<ReturnType<ActivityService['list']>>['items'][number];
+export type EntryView = Awaited<ReturnType<ActivityReportsService['list']>>['items'][number];
 
 export interface ActivityPageData extends ConsoleAccount {
   query: ActivityQuery;
@@ -58,14 +58,14 @@ export interface EntryPageData extends ConsoleAccount {
  * filters, cursor pages, an entry's details, the CSV export of the filtered rows and the chart of
  * requests per hour (24 h) or per day (7 days) by outcome. An owner sees the account's activity, a
  * member that of their own grants ({@link ConsoleService.activityScope}); the filters are checked by
- * ActivityService (one rule for the admin API and the console), and a refused value is shown on the
+ * ActivityReportsService (one rule for the admin API and the console), and a refused value is shown on the
  * page, never thrown as a server error.
  */
 @Injectable()
 export class ConsoleActivityService {
   constructor(
     private readonly console: ConsoleService,
-    private readonly activity: ActivityService,
+    private readonly activity: ActivityReportsService,
     private readonly credentials: CredentialsService,
   ) {}
 
@@ -88,7 +88,7 @@ export class ConsoleActivityService {
   }
 
   /**
-   * The filtered entries as CSV (ActivityService.exportCsv, streamed), or, when a filter is refused,
+   * The filtered entries as CSV (ActivityReportsService.exportCsv, streamed), or, when a filter is refused,
    * the page with the sentence saying why.
    */
   async exportCsv(user: User, accountId: string, raw: Record<string, unknown>): Promise<{ csv: Readable; filename: string } | ActivityPageData> {
@@ -145,7 +145,7 @@ export function readQuery(raw: Record<string, unknown>): { query: ActivityQuery;
 
 const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
 
-/** The query as ActivityService's filter; a time without an offset (a `datetime-local` field's) is UTC. */
+/** The query as ActivityReportsService's filter; a time without an offset (a `datetime-local` field's) is UTC. */
 export function filterOf(query: ActivityQuery): ActivityFilter {
   const at = (value: string) => (value && LOCAL_TIME.test(value) ? `${value}Z` : value || undefined);
   return {
@@ -158,7 +158,7 @@ export function filterOf(query: ActivityQuery): ActivityFilter {
   };
 }
 
-/** The console's words for a refused filter value (ActivityService says which field). */
+/** The console's words for a refused filter value (ActivityReportsService says which field). */
 const PROBLEMS: Record<string, string> = {
   outcome: 'Choose an outcome from the list.',
   credential_id: 'Choose a key or app from the list.',

@@ -2,8 +2,8 @@ import { Controller, Get, Param, Query, Req, Res, UseFilters, UseGuards } from '
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { activityPage, entryPage } from './activity.pages.js';
-import { ConsoleActivityService } from './activity.service.js';
+import { activityPage, entryPage } from './console-activity.pages.js';
+import { ConsoleActivityService } from './console-activity.service.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
 import type { Frame } from './console.pages.js';

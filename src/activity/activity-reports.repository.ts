@@ -1,48 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { openAsyncCommitPool } from '../database/async-commit-pool.js';
-import { row, rows, run, sql, type Sql } from '../database/sql.js';
+import { row, rows, sql, type Sql } from '../database/sql.js';
 import type { ActivityEntry, Outcome } from './activity-entry.entity.js';
-
-/** A new entry, column by column. */
-export interface ActivityInsert {
-  id: string;
-  at: Date;
-  account_id: string;
-  credential_type: string;
-  credential_id: string;
-  credential_name: string;
-  client_name: string | null;
-  client_version: string | null;
-  session_id: string | null;
-  method: string;
-  tool: string | null;
-  project_id: string | null;
-  outcome: Outcome;
-  /** JSON text. */
-  error: string | null;
-  duration_ms: number;
-  count: number;
-  fold_key: string | null;
-}
-
-const COLUMNS = ['id', 'at', 'account_id', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error', 'duration_ms', 'count', 'fold_key'] as const satisfies readonly (keyof ActivityInsert)[];
-const TYPES = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text', 'uuid', 'text', 'jsonb', 'int4', 'int4', 'text'];
-
-/**
- * One statement for any batch: one array per column (the SQL text never changes, and it stays cheap
- * for large batches). A folded entry adds its count to the row already holding its fold key.
- * Prepared: parsed and planned once per connection.
- */
-const INSERT = sql<unknown[][]>(
-  'activity.insert',
-  `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` +
-    `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ` +
-    `ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count`,
-  { hot: true, prepared: true },
-);
 
 /**
  * The listing's optional conditions, in the order their parameters follow the account's; each `?`
@@ -64,7 +24,7 @@ type ListCondition = (typeof LIST_CONDITIONS)[number][0] | 'credentials';
 
 /**
  * How far an entry's `at` and the time in its id may be apart: both are read in the same call of
- * ActivityService.record (the clock, then the id), so they differ by a millisecond at most; the id
+ * ActivityWriterService.record (the clock, then the id), so they differ by a millisecond at most; the id
  * bounds of a time range are widened by this much, and `at` decides.
  */
 export const ID_SLACK_MS = 1_000;
@@ -206,26 +166,13 @@ export function chartQuery(accountId: string, from: Date, to: Date, bucket: Char
   return { statement: CHART, params: [accountId, from, to, credentialIds ?? null, bucket === 'hour' ? '1 hour' : '1 day'] };
 }
 
-/** Connections of the writer's pool: as many batches may be written at the same time. */
-export const WRITER_CONNECTIONS = 3;
-
 /**
- * The `activity_log` table. Inserts go through the writer's own connections, which commit
- * asynchronously (`synchronous_commit = off`; see ActivityService for why that is safe enough).
+ * The reads of `activity_log`: the listing, one entry, the chart, counts per outcome and each
+ * credential's use, on the application's pool. The writes are ActivityWriterRepository's.
  */
 @Injectable()
-export class ActivityRepository {
-  private readonly log = new Logger(ActivityRepository.name);
-  private readonly writer: pg.Pool;
-
-  constructor(@InjectDataSource() private readonly db: DataSource) {
-    this.writer = openAsyncCommitPool(db, 'activity', WRITER_CONNECTIONS, this.log);
-  }
-
-  /** Inserts the entries in one statement; an entry with the fold key of a stored one adds its count to it instead. */
-  async insert(entries: readonly ActivityInsert[]): Promise<void> {
-    await run(this.writer, INSERT, COLUMNS.map((column) => entries.map((entry) => entry[column])));
-  }
+export class ActivityReportsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** The account's entries, newest first, up to `limit`, narrowed by the conditions given. */
   list(accountId: string, conditions: ActivityListConditions, limit: number): Promise<ActivityEntry[]> {
@@ -252,10 +199,5 @@ export class ActivityRepository {
   /** Each credential's last use and its requests since `since`. */
   usage(accountId: string, credentialIds: string[], since: Date): Promise<{ credential_id: string; last_used_at: Date | null; requests: number }[]> {
     return rows(this.db, USAGE, [accountId, credentialIds, idFloor(since.getTime())]);
-  }
-
-  /** Closes the writer's connections; called once the last entries are written. */
-  async close(): Promise<void> {
-    await this.writer.end().catch(() => undefined);
   }
 }

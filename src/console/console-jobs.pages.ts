@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { JobView } from '../jobs/jobs.service.js';
 import { html, type Html } from '../web/html.js';
 import { accountPage, accountPath, namesOf, number, scrollTable, time, type Frame } from './console.pages.js';
-import type { JobsData } from './jobs.service.js';
+import type { JobsData } from './console-jobs.service.js';
 
 // The Jobs page: write_article and generate_image jobs, newest first, with what each made and a
 // Cancel button while one is queued or running.

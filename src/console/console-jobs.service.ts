@@ -1,21 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/domain-error.js';
-import { roleAtLeast } from '../common/tool-names.js';
 import type { Page } from '../common/pagination.js';
+import { mayCancelJobs } from '../jobs/cancel-rule.js';
 import { JobsService, type JobView } from '../jobs/jobs.service.js';
 import { MediaService } from '../media/media.service.js';
 import type { Media } from '../media/media.entity.js';
-import { McpTool, type ToolDefinition } from '../mcp/mcp-tool.decorator.js';
-import { CancelJobTool } from '../tools/cancel-job.tool.js';
 import type { User } from '../users/user.js';
 import { ConsoleService, type ConsoleAccount } from './console.service.js';
 
 /** Jobs listed on one page. */
 export const JOBS_PAGE = 50;
-
-// The lowest project role that may cancel a job: cancel_job's own (its catalogue declaration), so
-// the console and the tool follow one rule.
-const CANCEL_ROLE = (Reflect.getMetadata(McpTool.KEY, CancelJobTool) as ToolDefinition).role;
 
 export interface JobsData extends ConsoleAccount {
   jobs: JobView[];
@@ -25,10 +19,10 @@ export interface JobsData extends ConsoleAccount {
 }
 
 /**
- * The console's Jobs page (spec/console.md): the write_article and generate_image jobs of the
+ * The console's Jobs page (docs/console.md): the write_article and generate_image jobs of the
  * projects the person sees (every project of the account for an owner), and cancelling one, through
- * JobsService's cancel, the path cancel_job takes: a job of a project where the person's role is
- * below cancel_job's is as unknown to it as another account's.
+ * JobsService's cancel, the path cancel_job takes, under the same rule (CANCEL_JOB in jobs/): a job
+ * of a project where the person's role is below it is as unknown to it as another account's.
  */
 @Injectable()
 export class ConsoleJobsService {
@@ -77,5 +71,5 @@ export class ConsoleJobsService {
 }
 
 function cancelProjects(place: ConsoleAccount): string[] {
-  return place.projects.filter((p) => roleAtLeast(p.role, CANCEL_ROLE)).map((p) => p.project_id);
+  return place.projects.filter((p) => mayCancelJobs(p.role)).map((p) => p.project_id);
 }

@@ -1,0 +1,73 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { openAsyncCommitPool } from '../database/async-commit-pool.js';
+import { run, sql } from '../database/sql.js';
+import type { Outcome } from './activity-entry.entity.js';
+
+/** A new entry, column by column. */
+export interface ActivityInsert {
+  id: string;
+  at: Date;
+  account_id: string;
+  credential_type: string;
+  credential_id: string;
+  credential_name: string;
+  client_name: string | null;
+  client_version: string | null;
+  session_id: string | null;
+  method: string;
+  tool: string | null;
+  project_id: string | null;
+  outcome: Outcome;
+  /** JSON text. */
+  error: string | null;
+  duration_ms: number;
+  count: number;
+  fold_key: string | null;
+}
+
+const COLUMNS = ['id', 'at', 'account_id', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error', 'duration_ms', 'count', 'fold_key'] as const satisfies readonly (keyof ActivityInsert)[];
+const TYPES = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text', 'uuid', 'text', 'jsonb', 'int4', 'int4', 'text'];
+
+/**
+ * One statement for any batch: one array per column (the SQL text never changes, and it stays cheap
+ * for large batches). A folded entry adds its count to the row already holding its fold key.
+ * Prepared: parsed and planned once per connection.
+ */
+const INSERT = sql<unknown[][]>(
+  'activity.insert',
+  `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` +
+    `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ` +
+    `ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count`,
+  { hot: true, prepared: true },
+);
+
+/** Connections of the writer's pool: as many batches may be written at the same time. */
+export const WRITER_CONNECTIONS = 3;
+
+/**
+ * The writes to `activity_log`. They go through the writer's own connections, which commit
+ * asynchronously (`synchronous_commit = off`; see ActivityWriterService for why that is safe enough).
+ * The reads are ActivityReportsRepository's.
+ */
+@Injectable()
+export class ActivityWriterRepository {
+  private readonly log = new Logger(ActivityWriterRepository.name);
+  private readonly writer: pg.Pool;
+
+  constructor(@InjectDataSource() db: DataSource) {
+    this.writer = openAsyncCommitPool(db, 'activity', WRITER_CONNECTIONS, this.log);
+  }
+
+  /** Inserts the entries in one statement; an entry with the fold key of a stored one adds its count to it instead. */
+  async insert(entries: readonly ActivityInsert[]): Promise<void> {
+    await run(this.writer, INSERT, COLUMNS.map((column) => entries.map((entry) => entry[column])));
+  }
+
+  /** Closes the writer's connections; called once the last entries are written. */
+  async close(): Promise<void> {
+    await this.writer.end().catch(() => undefined);
+  }
+}
