@@ -5,7 +5,7 @@ import type { Page } from '../common/pagination.js';
 import { JobsService, type JobView } from '../jobs/jobs.service.js';
 import { MediaService } from '../media/media.service.js';
 import type { Media } from '../media/media.entity.js';
-import { McpTool, type ToolDefinition } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolDefinition } from '../protocol/mcp-tool.decorator.js';
 import { CancelJobTool } from '../tools/cancel-job.tool.js';
 import type { User } from '../users/user.js';
 import { ConsoleService, type ConsoleAccount } from './console.service.js';
