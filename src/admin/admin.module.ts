@@ -6,7 +6,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { OAuthModule } from '../oauth/oauth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
-import { PeopleModule } from '../users/people.module.js';
+import { PeopleModule } from '../people/people.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
 import { LoginLinksModule } from '../sign-in/login-links.module.js';

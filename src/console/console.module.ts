@@ -7,7 +7,7 @@ import { JobsModule } from '../jobs/jobs.module.js';
 import { MediaModule } from '../media/media.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { LoginLinksModule } from '../sign-in/login-links.module.js';
-import { PeopleModule } from '../users/people.module.js';
+import { PeopleModule } from '../people/people.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
 import { ConsoleActivityController } from './activity.controller.js';
