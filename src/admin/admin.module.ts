@@ -9,7 +9,7 @@ import { ProjectsModule } from '../projects/projects.module.js';
 import { PeopleModule } from '../people/people.module.js';
 import { AccountsController, ActivityController, CredentialsController, ProjectsController } from './admin.controllers.js';
 import { AdminGuard } from './admin.guard.js';
-import { LoginLinksModule } from '../sign-in/login-links.module.js';
+import { LoginLinksModule } from '../login-links/login-links.module.js';
 import { LoginLinksController } from './login-links.controller.js';
 import { OAuthClientsController } from './oauth-clients.controller.js';
 import { MembersController, UsersController } from './people.controllers.js';

@@ -6,7 +6,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { MediaModule } from '../media/media.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
-import { LoginLinksModule } from '../sign-in/login-links.module.js';
+import { LoginLinksModule } from '../login-links/login-links.module.js';
 import { PeopleModule } from '../people/people.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
