@@ -1,21 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type { Outcome } from '../activity/activity-entry.entity.js';
-import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
-import type { CallStream } from '../protocol/call-stream.js';
 import { declares, type InputMethod } from '../protocol/client-capabilities.js';
 import { ClientRequests, type AskingCall } from './client-requests.service.js';
 import { RpcError } from '../protocol/json-rpc.js';
-import type { RequestClient } from './mcp-request.js';
-import type { Era } from './protocol-version.js';
 import { signState, verifyState, type StateBinding } from './request-state.js';
-import type { SessionInfo } from './sessions.service.js';
-
 import type { ClientAsking } from '../protocol/mcp-method.js';
 import { isObject, InputRequired, validAnswer, type Answers, type AskInput, type AskOptions, type Asker, type ElicitResult, type InputRequest } from '../protocol/input.js';
 
+// How a request asks its client, in either era, and the shapes of the questions: src/protocol/input.ts.
 
 /** The client's answer to a legacy `elicitation/create`, checked: an action, and with `accept` an object of values. */
 export function elicitResult(result: Record<string, unknown> | null): ElicitResult | null {
