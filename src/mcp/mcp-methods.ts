@@ -14,8 +14,6 @@ import { ALL_VERSIONS, negotiate, type Era } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 
-export type { MethodCall, NotificationCall } from '../protocol/mcp-method.js';
-
 type Notification = (call: NotificationCall) => Promise<void>;
 
 export const SERVER_NAME = 'reblog-mcp';

@@ -42,7 +42,7 @@ export class PromptsService {
   }
 
   /**
-   * `prompts/get`. `asker` makes the request's way to ask the client (McpMethods: InputRequests), given
+   * `prompts/get`. `asker` makes the request's way to ask the client (PromptMethods: ClientAsking), given
    * the prompt and its arguments; without it the prompt cannot ask anything.
    */
   async get(principal: Principal, params: unknown, asker: (name: string, args: unknown) => Asker = () => NO_ASKING): Promise<PromptResult> {
