@@ -77,10 +77,11 @@ export abstract class ClientAsking {
 export abstract class SessionOutbox {
   /** The sessions whose stream this instance holds. */
   abstract sessionIds(): string[];
-  /** The principal of a held session's credential; null when the credential is gone, undefined when unknown here. */
+  /** Who holds the session's stream here, as of now: undefined when this instance holds none, null when its credential is no longer valid. */
   abstract principal(sessionId: string): Promise<Principal | null | undefined>;
+  /** Ends the session's stream held here, if any. */
   abstract close(sessionId: string): void;
-  /** Sends one JSON-RPC message on the session's stream, if this instance holds it. */
+  /** Writes one JSON-RPC message on the session's stream if this instance holds it; answers whether it did. */
   abstract send(sessionId: string, message: object): boolean;
 }
 
