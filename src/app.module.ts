@@ -4,6 +4,7 @@ import { AdminModule } from './admin/admin.module.js';
 import { ADMIN_TOKEN } from './admin/admin-token.js';
 import { redactingLogOptions } from './common/log-redaction.js';
 import type { AppConfig } from './config/config.js';
+import { CompletionsModule } from './completions/completions.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { ConsoleModule } from './console/console.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -12,6 +13,9 @@ import { HealthModule } from './health/health.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
+import { PromptsModule } from './prompts/prompts.module.js';
+import { ResourcesModule } from './resources/resources.module.js';
+import { TasksModule } from './tasks/tasks.module.js';
 import { SignInModule } from './sign-in/sign-in.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -48,6 +52,10 @@ export class AppModule {
         MetricsModule,
         AdminModule,
         McpModule,
+        ResourcesModule,
+        PromptsModule,
+        CompletionsModule,
+        TasksModule,
         OAuthModule,
         ToolsModule,
         UsersModule,

@@ -1,8 +1,8 @@
 import { Body, Controller, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { DEFAULT_LINK_TTL_S, LoginLinksService } from '../sign-in/login-links.service.js';
-import { MAX_RETURN_TO_LENGTH } from '../sign-in/return-to.js';
+import { DEFAULT_LINK_TTL_S, LoginLinksService } from '../login-links/login-links.service.js';
+import { MAX_RETURN_TO_LENGTH } from '../login-links/return-to.js';
 import { AdminGuard } from './admin.guard.js';
 
 const uuid = new ParseUUIDPipe({ version: undefined });

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { PageQuery } from '../common/pagination.js';
-import { MembershipsService } from '../users/memberships.service.js';
-import { PeopleService } from '../users/people.service.js';
+import { MembershipsService } from '../people/memberships.service.js';
+import { PeopleService } from '../people/people.service.js';
 import { AdminGuard } from './admin.guard.js';
 import { AccountMemberDto, CreateUserDto, ProjectMemberDto, UpdateUserDto, UsersQuery } from './people.dto.js';
 

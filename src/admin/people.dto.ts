@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQuery } from '../common/pagination.js';
 import { ROLES, type ProjectRole } from '../common/tool-names.js';
+import { IsPersonEmail } from '../users/email.js';
 import type { AccountRole } from '../users/user.js';
 
 const ACCOUNT_ROLES: readonly AccountRole[] = ['owner', 'member'];
 
 export class CreateUserDto {
-  @ApiProperty({ example: 'ada@acme.test', description: 'Unique whatever its case; stored lower-case.' }) @IsEmail() @MaxLength(320) email: string;
+  @ApiProperty({ example: 'ada@acme.test', description: 'Unique whatever its case; stored lower-case.' }) @IsPersonEmail() email: string;
   @ApiPropertyOptional({ example: 'Ada Lovelace' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) name?: string;
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal, ReachableProject } from '../auth/principal.js';
-import { RpcError } from '../mcp/json-rpc.js';
+import { RpcError } from '../protocol/json-rpc.js';
 import type { CompleterName, PromptArgument } from '../prompts/mcp-prompt.decorator.js';
 import { PromptsService } from '../prompts/prompts.service.js';
 import { ReadableArticles } from '../prompts/readable-articles.js';

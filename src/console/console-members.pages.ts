@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { ROLES } from '../common/tool-names.js';
-import type { LoginLinkView } from '../sign-in/login-links.service.js';
+import type { LoginLinkView } from '../login-links/login-links.service.js';
 import { html, type Html } from '../web/html.js';
 import { accountPage, accountPath, namesOf, number, projectList, scrollTable, time, type Frame } from './console.pages.js';
 import type { ConsoleAccount } from './console.service.js';

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { validateSync } from 'class-validator';
-import { CreateUserDto } from '../admin/people.dto.js';
+import { isPersonEmail } from '../users/email.js';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid } from '../common/ids.js';
 import { ROLES, type ProjectRole } from '../common/tool-names.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
-import { LoginLinksService, type LoginLinkView } from '../sign-in/login-links.service.js';
-import { MembershipsService } from '../users/memberships.service.js';
-import { PeopleService } from '../users/people.service.js';
+import { LoginLinksService, type LoginLinkView } from '../login-links/login-links.service.js';
+import { MembershipsService } from '../people/memberships.service.js';
+import { PeopleService } from '../people/people.service.js';
 import type { AccountRole, ProjectRoleRow, User } from '../users/user.js';
 import { UsersService } from '../users/users.service.js';
 import { ConsoleService, type ConsoleAccount } from './console.service.js';
@@ -252,10 +251,10 @@ export function readMemberForm(body: Record<string, unknown>, place: ConsoleAcco
   return { email: text(body.email), role: text(body.role), projects };
 }
 
-/** What is wrong with the email, in a sentence, or null: the admin API's own rule (CreateUserDto). */
+/** What is wrong with the email, in a sentence, or null: the admin API's own rule (isPersonEmail). */
 export function emailProblem(email: string): string | null {
   if (!email) return 'Give the email address of the person to add.';
-  return validateSync(Object.assign(new CreateUserDto(), { email })).length ? `“${email}” is not an email address.` : null;
+  return isPersonEmail(email) ? null : `“${email}” is not an email address.`;
 }
 
 /** What is wrong with the roles, in a sentence, or null. */

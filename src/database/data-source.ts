@@ -1,13 +1,4 @@
 import type { DataSourceOptions } from 'typeorm';
-import { Account } from '../accounts/account.entity.js';
-import { ActivityEntry } from '../activity/activity-entry.entity.js';
-import { AgentConfig } from '../agents/agent-config.entity.js';
-import { Article, ArticleRevision } from '../articles/article.entity.js';
-import { Credential, CredentialProject } from '../auth/credential.entity.js';
-import { Job } from '../jobs/job.entity.js';
-import { McpSession } from '../mcp/mcp-session.entity.js';
-import { Media } from '../media/media.entity.js';
-import { Project } from '../projects/project.entity.js';
 import { InitialSchema1764500000000 } from './migrations/1764500000000-initial-schema.js';
 import { JobRequests1764600000000 } from './migrations/1764600000000-job-requests.js';
 import { ArticleCounts1764604000000 } from './migrations/1764604000000-article-counts.js';
@@ -28,7 +19,6 @@ import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-c
 import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 import { PrincipalChangeTriggers1765100000000 } from './migrations/1765100000000-principal-change-triggers.js';
 
-export const ENTITIES = [Account, Project, Credential, CredentialProject, McpSession, Article, ArticleRevision, AgentConfig, Job, Media, ActivityEntry];
 export const MIGRATIONS = [
   InitialSchema1764500000000,
   JobRequests1764600000000,
@@ -51,12 +41,16 @@ export const MIGRATIONS = [
   PrincipalChangeTriggers1765100000000,
 ];
 
-/** The one set of DataSource options, used by Nest, the migration command and the tests. */
+/**
+ * The one set of DataSource options, used by Nest, the migration command and the tests. It lists no
+ * entities: every statement is SQL in a repository, so the app never reads TypeORM's entity metadata,
+ * and the database layer imports no feature. The TypeORM CLI's DataSource (ormconfig.ts, for
+ * `npm run migration:generate`) adds them.
+ */
 export function dataSourceOptions(url: string, overrides: { poolSize?: number } = {}): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',

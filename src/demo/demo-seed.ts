@@ -6,7 +6,7 @@ import { SCOPES } from '../common/tool-names.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import { LoginLinksService } from '../sign-in/login-links.service.js';
+import { LoginLinksService } from '../login-links/login-links.service.js';
 import { UsersService } from '../users/users.service.js';
 
 const SAMPLES = [

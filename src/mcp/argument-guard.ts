@@ -1,5 +1,5 @@
-import { RpcError } from './json-rpc.js';
-import type { ObjectSchema } from './mcp-tool.decorator.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import type { ObjectSchema } from '../protocol/mcp-tool.decorator.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const SCALARS: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean' };

@@ -5,13 +5,13 @@ import { DomainError } from '../common/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
-import { declares } from './client-capabilities.js';
-import type { CallStream } from './call-stream.js';
+import { declares } from '../protocol/client-capabilities.js';
+import type { CallStream } from '../protocol/call-stream.js';
 import type { RequestClient } from './mcp-request.js';
 import type { Era } from './protocol-version.js';
-import type { RequestId } from './json-rpc.js';
+import type { RequestId } from '../protocol/json-rpc.js';
 import { CLIENT_REQUESTS_CHANNEL, ClientRequestsRepository, type ClientRequestRow } from './client-requests.repository.js';
-import { RequestCancellation } from './request-cancellation.js';
+import { RequestCancellation } from '../protocol/request-cancellation.js';
 import type { SessionInfo } from './sessions.service.js';
 
 /** The call a server→client request is made from. */

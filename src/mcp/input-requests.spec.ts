@@ -1,7 +1,8 @@
 import type { AppConfig } from '../config/config.js';
 import type { ClientRequests } from './client-requests.service.js';
-import { InputRequired, InputRequests, validAnswer, type AskInput, type InputRequest } from './input-requests.js';
-import { RpcError } from './json-rpc.js';
+import { InputRequired, validAnswer, type AskInput, type InputRequest } from '../protocol/input.js';
+import { InputRequests } from './input-requests.js';
+import { RpcError } from '../protocol/json-rpc.js';
 import { signState } from './request-state.js';
 
 const SECRET = Buffer.from('x'.repeat(32));

@@ -1,7 +1,7 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import getRawBody from 'raw-body';
-import { errorBody, RpcCode, type RequestId } from './json-rpc.js';
+import { errorBody, RpcCode, type RequestId } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, Logger, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Outcome } from '../activity/activity-entry.entity.js';
-import { RpcCode, RpcError } from './json-rpc.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 

@@ -1,47 +1,19 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Principal } from '../auth/principal.js';
-import { CompletionsService } from '../completions/completions.service.js';
-import { PromptsService } from '../prompts/prompts.service.js';
-import { ResourceMethods } from '../resources/resource-methods.js';
-import { declaresTasks, inputResponsesParam, taskIdParam, tasksCapabilityMissing, TASKS_EXTENSION } from '../tasks/task.js';
-import { TasksService, taskRequestKey, type TaskRunner } from '../tasks/tasks.service.js';
-import { CallStream } from './call-stream.js';
-import { cleanCapabilities, isLogLevel, LOG_LEVELS } from './client-capabilities.js';
-import { InputRequired, InputRequests } from './input-requests.js';
-import { RpcCode, RpcError, type RequestId } from './json-rpc.js';
-import type { MethodResult } from './method-result.js';
-import { initializeClient, type RequestClient } from './mcp-request.js';
+import { cleanCapabilities, isLogLevel, LOG_LEVELS } from '../protocol/client-capabilities.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
+import { DetachToTask, McpMethod, ToolTasks, type MethodCall, type MethodHandler, type MethodRegistration, type NotificationCall } from '../protocol/mcp-method.js';
+import type { MethodResult } from '../protocol/method-result.js';
+import { RequestCancellation } from '../protocol/request-cancellation.js';
+import { ToolAccess } from '../protocol/tool-access.js';
+import { initializeClient } from './mcp-request.js';
 import { decorateModern } from './modern-result.js';
 import { ALL_VERSIONS, negotiate, type Era } from './protocol-version.js';
-import { RequestCancellation } from './request-cancellation.js';
-import { SessionsService, type SessionInfo } from './sessions.service.js';
-import { ToolAccess } from './tool-access.js';
-import { DetachToTask, ToolDispatcher } from './tool-dispatcher.js';
+import { SessionsService } from './sessions.service.js';
+import { ToolDispatcher } from './tool-dispatcher.js';
 
-/** A notification from the client (no answer but 202). */
-export interface NotificationCall {
-  principal: Principal;
-  /** The session it was sent in; null for a stateless client. */
-  session: SessionInfo | null;
-  params: unknown;
-}
-
-/** A JSON-RPC request from the client. */
-export interface MethodCall extends NotificationCall {
-  id: RequestId;
-  /** The era the request speaks (protocol-version.ts), decided once by ProtocolVersionGuard. */
-  era: Era;
-  /** Its client's capabilities, identity and log level, from the session or `_meta`. */
-  client: RequestClient;
-  /** Aborted when the client disconnects. */
-  signal: AbortSignal;
-  /** The request's answer: notifications and server→client requests before the response go out on it. */
-  stream: CallStream;
-}
-
-type Method = (call: MethodCall) => Promise<MethodResult> | MethodResult;
 type Notification = (call: NotificationCall) => Promise<void>;
 
 export const SERVER_NAME = 'reblog-mcp';
@@ -60,65 +32,62 @@ export const INSTRUCTIONS = instructions('read, attach and subscribe to');
 /** What server/discover tells a 2026-07-28 client, which has no resources/subscribe. */
 export const MODERN_INSTRUCTIONS = instructions('read and attach');
 
-/**
- * The methods of MCP 2026-07-28 this server serves, where the legacy table has them (plus
- * `server/discover`, which only it has). Not in it, so HTTP 404 + -32601 in the modern era:
- * `initialize`, `ping`, `logging/setLevel`, `resources/subscribe` and `/unsubscribe` (removed from the
- * revision), `subscriptions/listen` (not offered: discover advertises no listChanged or subscribe), and
- * the tasks extension's removed `tasks/result` and `tasks/list`.
- */
-const MODERN_METHODS = ['tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete'];
-
 /** MCP 2025-11-25 "Resource not found"; 2026-07-28 answers -32602 with the URI in `data` instead (SEP-2164). */
 const LEGACY_RESOURCE_NOT_FOUND = -32002;
 
 /**
- * The JSON-RPC method tables of /mcp, one per era. A method not in its request's table is -32601 (with
- * HTTP 404 in the modern era, as 2026-07-28 asks); a modern result is shaped by decorateModern.
+ * The JSON-RPC method tables of /mcp, one per era, built once at boot from every provider method
+ * marked {@link McpMethod} (the features' in their own folders, the transport's own below). A method
+ * not in its request's table is -32601 (with HTTP 404 in the modern era, as 2026-07-28 asks); a modern
+ * result is shaped by decorateModern.
+ *
+ * Served in the modern era only where a registration says so: `initialize`, `ping`, `logging/setLevel`
+ * and `resources/subscribe`/`unsubscribe` are not in the 2026-07-28 revision, `subscriptions/listen` is
+ * not offered (discover advertises no listChanged or subscribe), nor are the tasks extension's removed
+ * `tasks/result` and `tasks/list`.
  */
 @Injectable()
-export class McpMethods {
+export class McpMethods implements OnModuleInit {
   private readonly log = new Logger(McpMethods.name);
-  private readonly table: ReadonlyMap<string, Method>;
-  private readonly modern: ReadonlyMap<string, Method>;
+  private readonly tables: Record<Era, Map<string, MethodHandler>> = { legacy: new Map(), modern: new Map() };
+  /** What server/discover advertises: the merged `advertises` of the modern table's methods. */
+  private readonly advertised: Record<string, Record<string, unknown>> = {};
+  /** The tasks extension's provider, if the app has one (a tools/call of a task-capable tool becomes a task). */
+  private toolTasks?: ToolTasks;
   /** Notifications the server acts on; any other is acknowledged and ignored. */
   private readonly notifications: ReadonlyMap<string, Notification>;
 
   constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
     private readonly sessions: SessionsService,
     private readonly access: ToolAccess,
     private readonly tools: ToolDispatcher,
     private readonly cancellation: RequestCancellation,
-    private readonly prompts: PromptsService,
-    private readonly completions: CompletionsService,
-    private readonly resources: ResourceMethods,
-    private readonly inputs: InputRequests,
-    private readonly tasks: TasksService,
   ) {
-    this.table = new Map<string, Method>([
-      ['initialize', (call) => this.initialize(call)],
-      ['ping', () => ({ result: {} })],
-      ['tools/list', ({ principal }) => ({ result: this.access.list(principal) })],
-      ['tools/call', (call) => this.callTool(call)],
-      ['resources/list', (call) => this.resources.list(call)],
-      ['resources/templates/list', (call) => this.resources.templates(call)],
-      ['resources/read', (call) => this.resources.read(call)],
-      ['resources/subscribe', (call) => this.resources.subscribe(call)],
-      ['resources/unsubscribe', (call) => this.resources.unsubscribe(call)],
-      ['prompts/list', ({ principal }) => ({ result: this.prompts.list(principal) })],
-      ['prompts/get', (call) => this.getPrompt(call)],
-      ['completion/complete', async ({ principal, params }) => ({ result: await this.completions.complete(principal, params) })],
-      ['logging/setLevel', (call) => this.setLevel(call)],
-    ]);
     this.notifications = new Map<string, Notification>([['notifications/cancelled', (call) => this.cancelled(call)]]);
-    this.modern = new Map<string, Method>([
-      ['server/discover', () => this.discover()],
-      ...MODERN_METHODS.filter((name) => this.table.has(name)).map((name) => [name, this.table.get(name)!] as const),
-      // The tasks extension (SEP-2663), for requests that declare it.
-      ['tasks/get', async (call) => ({ result: await this.tasks.get(call.principal, this.taskId('tasks/get', call)) })],
-      ['tasks/update', (call) => this.updateTask(call)],
-      ['tasks/cancel', (call) => this.cancelTask(call)],
-    ]);
+  }
+
+  /** Finds every registered method once; a method claimed twice in one era refuses the boot. */
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      if (instance instanceof ToolTasks) this.toolTasks = instance;
+      for (const key of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+        const registration = Reflect.getMetadata(McpMethod.KEY, instance[key] as object) as MethodRegistration | undefined;
+        if (!registration) continue;
+        const handler = (instance[key] as MethodHandler).bind(instance);
+        for (const era of registration.eras) {
+          if (this.tables[era].has(registration.name)) throw new Error(`Two providers serve the MCP method "${registration.name}" in the ${era} era (the second: ${instance.constructor.name}.${key}).`);
+          this.tables[era].set(registration.name, handler);
+        }
+        if (registration.advertises && registration.eras.includes('modern')) {
+          for (const [name, value] of Object.entries(registration.advertises)) this.advertised[name] = { ...this.advertised[name], ...value };
+        }
+      }
+    }
+    this.log.debug(`MCP methods: ${[...this.tables.legacy.keys()].join(', ')}; 2026-07-28: ${[...this.tables.modern.keys()].join(', ')}`);
   }
 
   /** Acts on a notification; never fails (a notification has no answer to carry an error). */
@@ -128,15 +97,15 @@ export class McpMethods {
 
   run(method: string, call: MethodCall): Promise<MethodResult> | MethodResult {
     if (call.era === 'modern') return this.runModern(method, call);
-    const handler = this.table.get(method);
+    const handler = this.tables.legacy.get(method);
     if (!handler) throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method}`);
     return handler(call);
   }
 
   /** A 2026-07-28 request: its own table (404 outside it), its result decorated, its errors in the revision's codes. */
   private async runModern(method: string, call: MethodCall): Promise<MethodResult> {
-    const handler = this.modern.get(method);
-    if (!handler) throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method} is not served in MCP 2026-07-28 (served: ${[...this.modern.keys()].join(', ')}).`, 404);
+    const handler = this.tables.modern.get(method);
+    if (!handler) throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method} is not served in MCP 2026-07-28 (served: ${[...this.tables.modern.keys()].join(', ')}).`, 404);
     let out: MethodResult;
     try {
       out = await handler(call);
@@ -151,22 +120,22 @@ export class McpMethods {
   }
 
   /**
-   * `server/discover` (2026-07-28): the versions spoken and the capabilities the modern table serves.
+   * `server/discover` (2026-07-28): the versions spoken and what the modern table's methods advertise.
    * No listChanged or subscribe (2026-07-28 delivers them on subscriptions/listen, not offered) and no
    * logging (a request asks for log messages in its `_meta`).
    */
-  private discover(): MethodResult {
-    const has = (name: string) => this.modern.has(name);
-    const capabilities: Record<string, object> = {};
-    if (has('tools/list')) capabilities.tools = {};
-    if (has('prompts/list')) capabilities.prompts = {};
-    if (has('resources/list')) capabilities.resources = {};
-    if (has('completion/complete')) capabilities.completions = {};
-    if (has('tasks/get')) capabilities.extensions = { [TASKS_EXTENSION]: {} };
-    return { result: { supportedVersions: [...ALL_VERSIONS], capabilities, instructions: MODERN_INSTRUCTIONS } };
+  @McpMethod('server/discover', { eras: ['modern'] })
+  discover(): MethodResult {
+    return { result: { supportedVersions: [...ALL_VERSIONS], capabilities: this.advertised, instructions: MODERN_INSTRUCTIONS } };
   }
 
-  private async initialize({ principal, params }: MethodCall): Promise<MethodResult> {
+  @McpMethod('ping', { eras: ['legacy'] })
+  ping(): MethodResult {
+    return { result: {} };
+  }
+
+  @McpMethod('initialize', { eras: ['legacy'] })
+  async initialize({ principal, params }: MethodCall): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo.');
     const { protocolVersion, capabilities } = params as { protocolVersion?: unknown; capabilities?: unknown };
     if (typeof protocolVersion !== 'string') throw RpcError.invalidParams('Invalid params: "protocolVersion" must be a string.');
@@ -202,15 +171,22 @@ export class McpMethods {
     await this.cancellation.cancel(principal, requestKey(session.id, requestId));
   }
 
-  private async callTool({ principal, session, era, client, id, params, signal, stream }: MethodCall): Promise<MethodResult> {
+  @McpMethod('tools/list', { advertises: { tools: {} } })
+  listTools({ principal }: MethodCall): MethodResult {
+    return { result: this.access.list(principal) };
+  }
+
+  @McpMethod('tools/call')
+  async callTool(call: MethodCall): Promise<MethodResult> {
+    const { principal, session, era, client, id, params, signal, stream } = call;
     // 2026-07-28: a tool that supports tasks runs as one when the request declares the extension.
     const name = params !== null && typeof params === 'object' ? (params as { name?: unknown }).name : undefined;
-    const definition = era === 'modern' && typeof name === 'string' ? this.access.find(principal, name)?.definition : undefined;
+    const definition = era === 'modern' && this.toolTasks && typeof name === 'string' ? this.access.find(principal, name)?.definition : undefined;
     const support = definition?.taskSupport ?? 'forbidden';
-    if (definition && support !== 'forbidden') {
-      if (declaresTasks(client.capabilities)) {
-        const { _meta: _ignored, task: _hint, ...call } = params as Record<string, unknown>;
-        const start = () => this.tasks.start(principal, definition.name, { params: call, capabilities: client.capabilities }, this.taskRunner(principal, client));
+    if (definition && this.toolTasks && support !== 'forbidden') {
+      const tasks = this.toolTasks;
+      if (tasks.declared(client)) {
+        const start = () => tasks.start(call, definition.name);
         if (!definition.asksBeforeTask) return start();
         // It asks first (input_required rounds in this request), then becomes a task where it says so.
         try {
@@ -220,51 +196,15 @@ export class McpMethods {
           throw err;
         }
       }
-      if (support === 'required') throw tasksCapabilityMissing(`the tool ${definition.name}, which only runs as a task,`);
+      if (support === 'required') throw tasks.missing(`the tool ${definition.name}, which only runs as a task,`);
     }
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
     return this.tools.call({ principal, session, era, client, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });
   }
 
-  /** The taskId of a tasks/* request that declared the extension (-32021 otherwise, -32602 without a taskId). */
-  private taskId(method: string, { client, params }: MethodCall): string {
-    if (!declaresTasks(client.capabilities)) throw tasksCapabilityMissing(method);
-    return taskIdParam(method, params);
-  }
-
-  /** `tasks/update {taskId, inputResponses}`: answers to the task's questions; it resumes once all are in. */
-  private async updateTask(call: MethodCall): Promise<MethodResult> {
-    const taskId = this.taskId('tasks/update', call);
-    await this.tasks.update(call.principal, taskId, inputResponsesParam(call.params), this.taskRunner(call.principal, call.client));
-    return { result: {} };
-  }
-
-  /** `tasks/cancel {taskId}`: the task ends cancelled, its run stops wherever it runs, and so do the jobs it started. */
-  private async cancelTask(call: MethodCall): Promise<MethodResult> {
-    const taskId = this.taskId('tasks/cancel', call);
-    if (await this.tasks.cancel(call.principal, taskId)) await this.cancellation.cancel(call.principal, taskRequestKey(taskId));
-    return { result: {} };
-  }
-
-  /** Runs a task's tool call as a stateless 2026-07-28 call of the client that created the task. */
-  private taskRunner(principal: Principal, client: RequestClient): TaskRunner {
-    return ({ capabilities }, params, signal, requestKey) =>
-      this.tools.call({ principal, session: null, era: 'modern', client: { ...client, capabilities, logLevel: null }, params, signal, stream: CallStream.detached(), requestKey });
-  }
-
-  /** `prompts/get`; in the 2026-07-28 era a prompt that asks the client ends with `input_required` until answered. */
-  private async getPrompt({ principal, session, era, client, params, signal, stream }: MethodCall): Promise<MethodResult> {
-    try {
-      const asker = (name: string, args: unknown) => this.inputs.forCall({ principal, era, client, session, stream, signal, method: 'prompts/get', name, args, params });
-      return { result: await this.prompts.get(principal, params, asker) };
-    } catch (err) {
-      if (err instanceof InputRequired) return { result: err.result, outcome: err.outcome };
-      throw err;
-    }
-  }
-
   /** `logging/setLevel {level}`: the session's level, on every instance from now on. */
-  private async setLevel({ principal, session, params }: MethodCall): Promise<MethodResult> {
+  @McpMethod('logging/setLevel', { eras: ['legacy'] })
+  async setLevel({ principal, session, params }: MethodCall): Promise<MethodResult> {
     const level = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as { level?: unknown }).level : undefined;
     if (!isLogLevel(level)) throw RpcError.invalidParams(`Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}.`);
     if (!session) throw RpcError.invalidParams('logging/setLevel needs a session: send the Mcp-Session-Id header that initialize answered; log messages go to a session.');

@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type { Principal } from '../auth/principal.js';
-import type { RequestId, RpcMessage } from './json-rpc.js';
-import type { CallStream } from './call-stream.js';
-import type { LogLevel } from './client-capabilities.js';
+import type { RequestId, RpcMessage } from '../protocol/json-rpc.js';
+import type { CallStream } from '../protocol/call-stream.js';
+import type { LogLevel } from '../protocol/client-capabilities.js';
 import type { Era, ModernVersion, ProtocolVersion } from './protocol-version.js';
 import type { SessionInfo } from './sessions.service.js';
 

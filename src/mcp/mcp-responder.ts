@@ -3,9 +3,9 @@ import type { Response } from 'express';
 import type { Outcome } from '../activity/activity-entry.entity.js';
 import { ActivityWriterService } from '../activity/activity-writer.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { errorBody, resultBody, type RpcError } from './json-rpc.js';
+import { errorBody, resultBody, type RpcError } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
-import type { MethodResult } from './method-result.js';
+import type { MethodResult } from '../protocol/method-result.js';
 
 interface Entry {
   method: string;

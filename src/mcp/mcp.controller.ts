@@ -1,10 +1,10 @@
 import { All, Controller, Delete, Get, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { callStreamFor } from './call-stream.js';
+import { callStreamFor } from '../protocol/call-stream.js';
 import { ClientRequests } from './client-requests.service.js';
 import { bearerToken } from '../common/bearer.js';
-import { RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
+import { RpcCode, RpcError, type RpcMessage } from '../protocol/json-rpc.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { sessionClient, type McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';

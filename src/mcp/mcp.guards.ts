@@ -5,7 +5,7 @@ import { SCOPES } from '../common/tool-names.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { hostRule, listensOnLoopback } from '../web/page-policy.js';
-import { RpcCode, RpcError } from './json-rpc.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
 import { decideEra, requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';

@@ -1,4 +1,4 @@
-import { RpcError } from './json-rpc.js';
+import { RpcError } from '../protocol/json-rpc.js';
 import type { McpState } from './mcp-request.js';
 import { decorateModern } from './modern-result.js';
 import { ALL_VERSIONS, decideEra, eraOf } from './protocol-version.js';

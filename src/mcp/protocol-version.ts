@@ -1,5 +1,5 @@
-import { cleanCapabilities, isLogLevel } from './client-capabilities.js';
-import { RpcCode, RpcError } from './json-rpc.js';
+import { cleanCapabilities, isLogLevel } from '../protocol/client-capabilities.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import type { McpState, RequestClient } from './mcp-request.js';
 
 /**

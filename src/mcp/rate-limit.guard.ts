@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CHATTER, PER_CREDENTIAL } from '../rate-limit/rate-limit.module.js';
 import type { RateLimitRecord, RateLimitStore, Reservation } from '../rate-limit/sliding-window.store.js';
-import { RpcCode, RpcError } from './json-rpc.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import { initializeClient, type McpRequest } from './mcp-request.js';
 import { namedEra } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { RpcError } from './json-rpc.js';
+import { RpcError } from '../protocol/json-rpc.js';
 import { MAX_STATE_LENGTH, signState, STATE_TTL_S, verifyState, type StateBinding } from './request-state.js';
 
 const SECRET = Buffer.from('a-request-state-secret-of-32-characters!');

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { RpcError } from './json-rpc.js';
+import { RpcError } from '../protocol/json-rpc.js';
 
 /**
  * `requestState` of an `input_required` result (MCP 2026-07-28, SEP-2322): what the server needs to

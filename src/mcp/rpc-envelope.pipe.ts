@@ -1,5 +1,5 @@
 import { createParamDecorator, Injectable, type ExecutionContext, type PipeTransform } from '@nestjs/common';
-import { RpcCode, RpcError, type RpcMessage } from './json-rpc.js';
+import { RpcCode, RpcError, type RpcMessage } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
 
 /** The request whose body becomes the handler's JSON-RPC message through {@link RpcEnvelopePipe}. */

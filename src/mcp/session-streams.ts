@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
-import { RpcError } from './json-rpc.js';
+import { RpcError } from '../protocol/json-rpc.js';
 import { SessionsService } from './sessions.service.js';
+import type { SessionOutbox } from '../protocol/mcp-method.js';
 
 /** `<session id> <stream token>`: a session's GET stream opened on some instance; older ones elsewhere close. */
 export const STREAMS_CHANNEL = 'reblog_streams';
@@ -36,7 +37,7 @@ interface Stream {
  * any instance: `session:<id>` on CACHE_CHANNEL), when the client goes, or when the server stops.
  */
 @Injectable()
-export class SessionStreams implements OnModuleDestroy {
+export class SessionStreams implements OnModuleDestroy, SessionOutbox {
   private readonly log = new Logger(SessionStreams.name);
   private readonly streams = new Map<string, Stream>();
   private stopped = false;

@@ -4,8 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
-import { isLogLevel, type LogLevel } from './client-capabilities.js';
-import { RpcCode, RpcError } from './json-rpc.js';
+import { isLogLevel, type LogLevel } from '../protocol/client-capabilities.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import { SessionsRepository, type SessionRow } from './sessions.repository.js';
 
 export interface SessionInfo {

@@ -3,41 +3,20 @@ import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
-import type { CallStream } from './call-stream.js';
-import { InputRequired, InputRequests } from './input-requests.js';
-import { RpcCode, RpcError } from './json-rpc.js';
-import { ToolReply, type ToolContext } from './mcp-tool.decorator.js';
-import type { MethodResult } from './method-result.js';
-import type { RequestClient } from './mcp-request.js';
-import type { Era } from './protocol-version.js';
-import type { SessionInfo } from './sessions.service.js';
+import { InputRequired } from '../protocol/input.js';
+import { InputRequests } from './input-requests.js';
+import { RpcCode, RpcError } from '../protocol/json-rpc.js';
+import { ToolReply, type ToolContext } from '../protocol/mcp-tool.decorator.js';
+import type { MethodResult } from '../protocol/method-result.js';
+import { DetachToTask, type ToolCalls, type ToolCallInput } from '../protocol/mcp-method.js';
 import { describeSchemaError } from './schema-errors.js';
-import { permits, refusal, ToolAccess } from './tool-access.js';
-import type { CatalogueTool } from './tool-registry.js';
+import { permits, refusal, ToolAccess } from '../protocol/tool-access.js';
+import type { CatalogueTool } from '../protocol/tool-registry.js';
 import { toolError, toolResult } from './tool-result.js';
-
-export interface ToolCallInput {
-  principal: Principal;
-  /** The session the call was sent in; null for a stateless client (which cannot be asked anything). */
-  session: SessionInfo | null;
-  /** The era the call speaks, and its client (capabilities, identity, log level). */
-  era: Era;
-  client: RequestClient;
-  params: unknown;
-  signal: AbortSignal;
-  /** The call's answer: progress, log messages and requests to the client go out on it. */
-  stream: CallStream;
-  requestKey?: string;
-  /** The call becomes a task if the tool calls `ctx.detach()`: it throws {@link DetachToTask}. */
-  detachable?: boolean;
-}
-
-/** A tool asked to run the rest of its call as a task (ToolContext.detach in a detachable call). Not an error. */
-export class DetachToTask {}
 
 /** `tools/call`: find the tool, route the project, guard and validate the arguments, run, shape the result. */
 @Injectable()
-export class ToolDispatcher {
+export class ToolDispatcher implements ToolCalls {
   private readonly log = new Logger(ToolDispatcher.name);
 
   constructor(

@@ -1,4 +1,4 @@
-import { ToolReply, type ContentBlock } from './mcp-tool.decorator.js';
+import { ToolReply, type ContentBlock } from '../protocol/mcp-tool.decorator.js';
 
 /**
  * A `tools/call` result (spec/mcp.md "Methods"): the tool's JSON object as one pretty-printed text

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { LoginLinksService } from '../sign-in/login-links.service.js';
+import { LoginLinksService } from '../login-links/login-links.service.js';
 import { BrowserSessionsService } from '../web/browser-sessions.service.js';
 import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
 import { OAuthClientsService } from './clients/oauth-clients.service.js';

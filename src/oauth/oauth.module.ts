@@ -1,7 +1,7 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
-import { LoginLinksModule } from '../sign-in/login-links.module.js';
+import { LoginLinksModule } from '../login-links/login-links.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
 import { AuthorizationsRepository } from './authorize/authorizations.repository.js';

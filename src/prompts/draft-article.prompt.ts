@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ReachableProject } from '../auth/principal.js';
 import { McpPrompt, type McpPromptHandler, type PromptContext, type PromptResult } from './mcp-prompt.decorator.js';
-import { listsProjectId } from '../mcp/tool-access.js';
+import { listsProjectId } from '../protocol/tool-access.js';
 import { projectLabel, projectList, textMessage, unknownProject } from './prompt-text.js';
 
 @McpPrompt({

@@ -1,6 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Principal, ReachableProject } from '../auth/principal.js';
-import type { Asker } from '../mcp/input-requests.js';
+import type { Asker } from '../protocol/input.js';
 
 /** The product's completers, by the kind of value they propose (see CompletionsService). */
 export type CompleterName = 'project_id' | 'article_id' | 'handle' | 'tag' | 'tone';

@@ -1,7 +1,7 @@
 import type { ArticleView } from '../articles/article.views.js';
 import type { Principal, ReachableProject } from '../auth/principal.js';
-import { RpcError } from '../mcp/json-rpc.js';
-import { listsProjectId } from '../mcp/tool-access.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import { listsProjectId } from '../protocol/tool-access.js';
 import { ARTICLE_MIME_TYPE, articleMarkdown, articleUri } from '../resources/resource-uris.js';
 import type { PromptMessage } from './mcp-prompt.decorator.js';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
-import type { Asker } from '../mcp/input-requests.js';
-import { RpcError } from '../mcp/json-rpc.js';
-import { ToolAccess } from '../mcp/tool-access.js';
+import type { Asker } from '../protocol/input.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import { ToolAccess } from '../protocol/tool-access.js';
 import type { PromptContext, PromptDefinition, PromptResult } from './mcp-prompt.decorator.js';
 import { PromptRegistry, type CataloguePrompt } from './prompt-registry.js';
 import { ReadableArticles } from './readable-articles.js';
@@ -42,7 +42,7 @@ export class PromptsService {
   }
 
   /**
-   * `prompts/get`. `asker` makes the request's way to ask the client (McpMethods: InputRequests), given
+   * `prompts/get`. `asker` makes the request's way to ask the client (PromptMethods: ClientAsking), given
    * the prompt and its arguments; without it the prompt cannot ask anything.
    */
   async get(principal: Principal, params: unknown, asker: (name: string, args: unknown) => Asker = () => NO_ASKING): Promise<PromptResult> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ArticleView } from '../articles/article.views.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import type { Principal, ReachableProject } from '../auth/principal.js';
-import { ToolAccess } from '../mcp/tool-access.js';
+import { ToolAccess } from '../protocol/tool-access.js';
 
 /**
  * The tenancy rule of prompts and completions (as of resources): a project's articles are readable

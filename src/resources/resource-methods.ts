@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DatabaseNotifications } from '../database/notifications.service.js';
-import { RpcError } from '../mcp/json-rpc.js';
-import type { MethodResult } from '../mcp/method-result.js';
-import { SessionStreams } from '../mcp/session-streams.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import { McpMethod, SessionOutbox } from '../protocol/mcp-method.js';
+import type { MethodResult } from '../protocol/method-result.js';
 import type { SessionInfo } from '../mcp/sessions.service.js';
-import { ToolAccess } from '../mcp/tool-access.js';
+import { ToolAccess } from '../protocol/tool-access.js';
 import { InvalidCursorError, type ResourceContext } from './mcp-resources.decorator.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { parseUri } from './resource-uris.js';
@@ -24,7 +24,7 @@ interface Call {
 }
 
 /**
- * The `resources/*` methods of /mcp: thin handlers over the {@link ResourceRegistry}, with the one
+ * The `resources/*` methods of /mcp (found at boot by their {@link McpMethod} marks): thin handlers over the {@link ResourceRegistry}, with the one
  * tenancy rule of resources, prompts and completions — a project's articles and media are readable
  * where the credential could run `get_article` — and subscriptions kept in Postgres. Updates of a
  * watched article reach the session's GET stream on whichever instance holds it.
@@ -40,7 +40,7 @@ export class ResourceMethods {
     private readonly registry: ResourceRegistry,
     private readonly access: ToolAccess,
     private readonly subscriptions: SubscriptionsRepository,
-    private readonly streams: SessionStreams,
+    private readonly streams: SessionOutbox,
     notifications: DatabaseNotifications,
   ) {
     notifications.subscribe(RESOURCES_CHANNEL, (articleId) => {
@@ -53,6 +53,7 @@ export class ResourceMethods {
     });
   }
 
+  @McpMethod('resources/list', { advertises: { resources: {} } })
   async list({ principal, params }: Call): Promise<MethodResult> {
     const cursor = field(params, 'cursor', 'resources/list', false);
     try {
@@ -64,11 +65,13 @@ export class ResourceMethods {
     }
   }
 
+  @McpMethod('resources/templates/list')
   templates({ params }: Call): MethodResult {
     field(params, 'cursor', 'resources/templates/list', false);
     return { result: { resourceTemplates: this.registry.templates() } };
   }
 
+  @McpMethod('resources/read')
   async read({ principal, params }: Call): Promise<MethodResult> {
     const uri = field(params, 'uri', 'resources/read', true);
     const contents = await this.registry.read(uri, this.context(principal));
@@ -76,6 +79,7 @@ export class ResourceMethods {
     return { result: { contents } };
   }
 
+  @McpMethod('resources/subscribe', { eras: ['legacy'] })
   async subscribe({ principal, session, params }: Call): Promise<MethodResult> {
     const uri = field(params, 'uri', 'resources/subscribe', true);
     const sessionId = needSession(session, 'resources/subscribe');
@@ -87,6 +91,7 @@ export class ResourceMethods {
     return { result: {} };
   }
 
+  @McpMethod('resources/unsubscribe', { eras: ['legacy'] })
   async unsubscribe({ session, params }: Call): Promise<MethodResult> {
     const uri = field(params, 'uri', 'resources/unsubscribe', true);
     // Not subscribed, or no longer readable: either way nothing is watched afterwards.

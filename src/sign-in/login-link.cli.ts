@@ -9,8 +9,8 @@ import { ConfigModule } from '../config/config.module.js';
 import { ConfigError, loadConfig, type AppConfig } from '../config/config.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { EmbeddedPostgres, reachableDataDir } from '../database/embedded-postgres.js';
-import { LoginLinksModule } from './login-links.module.js';
-import { LoginLinksService } from './login-links.service.js';
+import { LoginLinksModule } from '../login-links/login-links.module.js';
+import { LoginLinksService } from '../login-links/login-links.service.js';
 
 const USAGE = 'Usage: npm run login-link -- <email> [--return-to /path] [--expires-in seconds]';
 const UNDEFINED_TABLE = '42P01';

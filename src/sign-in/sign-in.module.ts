@@ -3,7 +3,7 @@ import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WebModule } from '../web/web.module.js';
 import { LoginCsrf } from './login-csrf.js';
-import { LoginLinksModule } from './login-links.module.js';
+import { LoginLinksModule } from '../login-links/login-links.module.js';
 import { LoginRateLimitMiddleware } from './login-rate-limit.middleware.js';
 import { OidcSignInService } from './oidc/oidc-sign-in.service.js';
 import { OidcRepository } from './oidc/oidc.repository.js';

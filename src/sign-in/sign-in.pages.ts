@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { LoginMethod } from '../config/config.js';
 import type { User } from '../users/user.js';
-import type { LinkDescription } from './login-links.repository.js';
+import type { LinkDescription } from '../login-links/login-links.repository.js';
 import { html, type Html } from '../web/html.js';
 import { sendPage } from '../web/page.js';
 

@@ -7,8 +7,8 @@ import { UsersService } from '../users/users.service.js';
 import { BrowserSessionsService } from '../web/browser-sessions.service.js';
 import { PagePolicy } from '../web/page-policy.js';
 import { LoginCsrf } from './login-csrf.js';
-import { LinkRefused, LoginLinksService, type LinkRefusal } from './login-links.service.js';
-import { parsePastedLink, returnToOrDefault, safeReturnTo } from './return-to.js';
+import { LinkRefused, LoginLinksService, type LinkRefusal } from '../login-links/login-links.service.js';
+import { parsePastedLink, returnToOrDefault, safeReturnTo } from '../login-links/return-to.js';
 import { gatewayPage, noAccessPage, refusedPage, signedInPage, signedOutPage, signInPage } from './sign-in.pages.js';
 
 const REFUSALS: Record<LinkRefusal, string> = {

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { BlockList } from 'node:net';
 import { peerAddress } from './proxy-sign-in.middleware.js';
-import { parsePastedLink } from './return-to.js';
+import { parsePastedLink } from '../login-links/return-to.js';
 
 const peer = (remoteAddress: string | undefined) => peerAddress({ socket: { remoteAddress } } as unknown as Request);
 

@@ -1,5 +1,5 @@
-import { RpcError } from '../mcp/json-rpc.js';
-import type { InputRequest } from '../mcp/input-requests.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import type { InputRequest } from '../protocol/input.js';
 import { applyAnswers, createTaskResult, declaresTasks, detailedTask, errorOf, inputResponsesParam, outcomeOf, taskIdParam, TASKS_EXTENSION, type TaskRow } from './task.js';
 
 const row = (over: Partial<TaskRow> = {}): TaskRow => ({

@@ -1,5 +1,5 @@
-import { RpcError } from '../mcp/json-rpc.js';
-import { validAnswer, type InputRequest } from '../mcp/input-requests.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import { validAnswer, type InputRequest } from '../protocol/input.js';
 
 /**
  * The MCP tasks extension (SEP-2663) as the 2026-07-28 wire shows it: one place for each shape (the

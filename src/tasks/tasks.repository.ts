@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { affected, row, run, sql } from '../database/sql.js';
-import type { InputRequest } from '../mcp/input-requests.js';
+import type { InputRequest } from '../protocol/input.js';
 import type { TaskError, TaskRow } from './task.js';
 
 /** What a task needs to run its tool call again (tasks/update): the call and the client's capabilities. */

@@ -4,8 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { DatabaseNotifications } from '../database/notifications.service.js';
-import { RpcError } from '../mcp/json-rpc.js';
-import type { MethodResult } from '../mcp/method-result.js';
+import { RpcError } from '../protocol/json-rpc.js';
+import type { MethodResult } from '../protocol/method-result.js';
 import { applyAnswers, createTaskResult, detailedTask, errorOf, outcomeOf, TASK_TTL_MS, type RunOutcome, type TaskError } from './task.js';
 import { TasksRepository, type TaskCall } from './tasks.repository.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CANCEL_JOB } from '../jobs/cancel-rule.js';
 import { JobsService, jobView } from '../jobs/jobs.service.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JOB_SCHEMA } from './job.schemas.js';
 
 const input = {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
 import { WRITER_ANSWERS_SCHEMA } from '../agents/writer-questions.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { AGENT_CONFIG_SCHEMA } from './job.schemas.js';
 
 const input = {

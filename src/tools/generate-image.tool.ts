@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ASPECT_RATIOS } from '../ai/ai.types.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import { GENERATE_IMAGE } from '../media/generate-image.job.js';
-import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 import { WriterSetup } from './writer-setup.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { AGENT_CONFIG_SCHEMA } from './job.schemas.js';
 
 const input = {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
 import { DomainError } from '../common/domain-error.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_WITH_REVISIONS_SCHEMA } from './article.schemas.js';
 
 const input = {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobsService, jobView } from '../jobs/jobs.service.js';
-import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 import { JOB_SCHEMA } from './job.schemas.js';
 

@@ -6,8 +6,8 @@ import { LifecycleService } from '../health/lifecycle.service.js';
 import type { Job } from '../jobs/job.entity.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MediaService } from '../media/media.service.js';
-import { ToolReply, type ContentBlock, type ToolContext } from '../mcp/mcp-tool.decorator.js';
-import { RequestCancellation } from '../mcp/request-cancellation.js';
+import { ToolReply, type ContentBlock, type ToolContext } from '../protocol/mcp-tool.decorator.js';
+import { RequestCancellation } from '../protocol/request-cancellation.js';
 
 /** Told to a caller whose job outlives the call: when to call get_job. */
 export const POLL_AFTER_S = 5;

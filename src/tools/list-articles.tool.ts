@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ARTICLE_STATUSES } from '../articles/article.entity.js';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
 import { PAGE_ARGS, pagedOutput } from './paged.schemas.js';
 

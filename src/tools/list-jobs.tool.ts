@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JOB_STATUSES } from '../jobs/job.entity.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JOB_SCHEMA } from './job.schemas.js';
 import { PAGE_ARGS, pagedOutput } from './paged.schemas.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 
 const input = { type: 'object', properties: {} } as const;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
-import { McpTool, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_ID_PROPERTY, ARTICLE_SCHEMA } from './article.schemas.js';
 
 const input = {

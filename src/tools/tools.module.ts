@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
-import { McpModule } from '../mcp/mcp.module.js';
 import { MediaModule } from '../media/media.module.js';
 import { CancelJobTool } from './cancel-job.tool.js';
 import { ConfigureAgentTool } from './configure-agent.tool.js';
@@ -23,7 +22,7 @@ import { WriterSetup } from './writer-setup.js';
 
 /** Every MCP tool of the product: thin adapters over the domain services, found by the catalogue at boot. */
 @Module({
-  imports: [ArticlesModule, AgentsModule, JobsModule, McpModule, MediaModule],
+  imports: [ArticlesModule, AgentsModule, JobsModule, MediaModule],
   providers: [
     ListProjectsTool,
     ListArticlesTool,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WRITE_ARTICLE } from '../agents/write-article.job.js';
 import { LENGTHS } from '../agents/writer-questions.js';
-import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 import { WriterSetup } from './writer-setup.js';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService, type AgentConfigVersion, type SetupRequired } from '../agents/agents.service.js';
 import { WRITER_QUESTIONS, type WriterAnswers } from '../agents/writer-questions.js';
 import { DomainError } from '../common/domain-error.js';
-import { ToolReply, type ElicitParams, type ElicitProperty, type ToolContext } from '../mcp/mcp-tool.decorator.js';
+import { ToolReply, type ElicitParams, type ElicitProperty, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 
 /** Questions that may be left empty. */
 const OPTIONAL = new Set(['banned_words']);

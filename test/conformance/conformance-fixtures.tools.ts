@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../src/common/domain-error.js';
-import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../../src/mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
 
 /**
  * The fixture tools that the server scenarios of `@modelcontextprotocol/conformance` call

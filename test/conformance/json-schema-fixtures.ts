@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpTool, ToolReply, type McpToolHandler } from '../../src/mcp/mcp-tool.decorator.js';
+import { McpTool, ToolReply, type McpToolHandler } from '../../src/protocol/mcp-tool.decorator.js';
 
 /**
  * The fixture tool of the suite's json-schema-2020-12 scenario (SEP-1613, SEP-2106): its input schema

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../src/common/domain-error.js';
-import { RpcError } from '../../src/mcp/json-rpc.js';
-import { type ElicitParams, type InputRequest } from '../../src/mcp/input-requests.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/mcp/mcp-tool.decorator.js';
+import { RpcError } from '../../src/protocol/json-rpc.js';
+import { type ElicitParams, type InputRequest } from '../../src/protocol/input.js';
+import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
 import { McpPrompt, type McpPromptHandler, type PromptContext, type PromptDefinition } from '../../src/prompts/mcp-prompt.decorator.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { RpcError } from '../../src/mcp/json-rpc.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/mcp/mcp-tool.decorator.js';
+import { RpcError } from '../../src/protocol/json-rpc.js';
+import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
 
 /**
  * The diagnostic tools of the 2026-07-28 `server-stateless` scenario (design-15 §3):

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../src/common/domain-error.js';
-import type { ElicitParams } from '../../src/mcp/input-requests.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/mcp/mcp-tool.decorator.js';
+import type { ElicitParams } from '../../src/protocol/input.js';
+import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
 
 /**
  * The fixtures of the tasks-* scenarios (MCP tasks extension, SEP-2663; not scored): a sync-only

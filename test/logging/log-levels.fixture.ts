@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
-import { LOG_LEVELS } from '../../src/mcp/client-capabilities.js';
-import { McpTool, type ToolContext } from '../../src/mcp/mcp-tool.decorator.js';
+import { LOG_LEVELS } from '../../src/protocol/client-capabilities.js';
+import { McpTool, type ToolContext } from '../../src/protocol/mcp-tool.decorator.js';
 
 /** A test tool that logs one message at every level, least severe first, then answers. */
 @McpTool({

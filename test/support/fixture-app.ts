@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { DomainError } from '../../src/common/domain-error.js';
-import { McpTool, type McpToolHandler, type ToolContext } from '../../src/mcp/mcp-tool.decorator.js';
+import { McpTool, type McpToolHandler, type ToolContext } from '../../src/protocol/mcp-tool.decorator.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 // Fixture tools, for what no product tool declares yet (number and boolean arguments, a rich body, an owner-only tool).

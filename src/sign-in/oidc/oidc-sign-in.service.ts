@@ -6,7 +6,7 @@ import { hashSecret, sameHash } from '../../auth/secrets.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { BrowserSessionsService } from '../../web/browser-sessions.service.js';
-import { returnToOrDefault, safeReturnTo } from '../return-to.js';
+import { returnToOrDefault, safeReturnTo } from '../../login-links/return-to.js';
 import { refusedPage } from '../sign-in.pages.js';
 import { SignInService } from '../sign-in.service.js';
 import { OidcRepository } from './oidc.repository.js';

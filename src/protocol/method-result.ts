@@ -1,5 +1,5 @@
 import type { Outcome } from '../activity/activity-entry.entity.js';
-import type { SessionInfo } from './sessions.service.js';
+import type { SessionInfo } from '../mcp/sessions.service.js';
 
 /**
  * What a JSON-RPC method answers and what its activity-log entry says of it: the one shape that goes

@@ -3,8 +3,8 @@ import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { DatabaseNotifications } from '../database/notifications.service.js';
-import type { AccountRole, User } from './user.js';
-import { UsersRepository } from './users.repository.js';
+import type { AccountRole, User } from '../users/user.js';
+import { UsersRepository } from '../users/users.repository.js';
 
 /** A user with the accounts they belong to. */
 export interface UserWithAccounts extends User {

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { logPasses, type LogLevel } from './client-capabilities.js';
-import type { McpRequest } from './mcp-request.js';
+import type { McpRequest } from '../mcp/mcp-request.js';
 
 /**
  * The answer of one JSON-RPC request, which becomes an SSE stream (when the client accepts

@@ -4,7 +4,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { MembershipsService } from './memberships.service.js';
 import { PeopleService } from './people.service.js';
-import { UsersModule } from './users.module.js';
+import { UsersModule } from '../users/users.module.js';
 
 /**
  * People as the operator manages them (admin API): users and their account and project memberships.

@@ -7,9 +7,9 @@ import { isUuid } from '../common/ids.js';
 import type { Page } from '../common/pagination.js';
 import { DatabaseNotifications } from '../database/notifications.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import { MembersRepository, type MemberCursor } from './members.repository.js';
-import type { AccountMember, AccountRole, Listed, ProjectMember } from './user.js';
-import { UsersRepository } from './users.repository.js';
+import { MembersRepository, type MemberCursor } from '../users/members.repository.js';
+import type { AccountMember, AccountRole, Listed, ProjectMember } from '../users/user.js';
+import { UsersRepository } from '../users/users.repository.js';
 
 /**
  * Who belongs to an account and with which role on its projects. Every change reaches the grants of

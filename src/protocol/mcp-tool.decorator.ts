@@ -4,9 +4,9 @@ import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import type { LogLevel } from './client-capabilities.js';
-import type { RequestClient } from './mcp-request.js';
-import type { Asker, ElicitParams, ElicitResult } from './input-requests.js';
-import type { Era } from './protocol-version.js';
+import type { RequestClient } from '../mcp/mcp-request.js';
+import type { Asker, ElicitParams, ElicitResult } from './input.js';
+import type { Era } from '../mcp/protocol-version.js';
 
 /** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
 export interface ObjectSchema {
@@ -109,7 +109,7 @@ export interface ToolContext {
   mayRun(name: string): boolean;
 }
 
-export type { ElicitParams, ElicitProperty, ElicitResult } from './input-requests.js';
+export type { ElicitParams, ElicitProperty, ElicitResult } from './input.js';
 
 /** An MCP content block (text, image, audio, resource...). */
 export type ContentBlock = Record<string, unknown> & { type: string };
