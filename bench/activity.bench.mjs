@@ -1,5 +1,5 @@
-// Activity log and rate limit (quality.md "activity log": throughput with the log on vs off ≥ 0.85;
-// docs/scaling.md figures). In one run, interleaved rounds of:
+// Activity log and rate limit (bench/README.md#targets: throughput with the log on vs off ≥ 0.85;
+// docs/scaling.md#measured for the figures). In one run, interleaved rounds of:
 //   - the server as shipped (activity log on, in-process rate-limit store),
 //   - the same server with the log off (bench/servers/activity-off.mjs, preloaded: the baseline),
 //   - the server with the rate-limit windows in Redis (a redis-server started here),

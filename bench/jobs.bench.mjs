@@ -1,4 +1,4 @@
-// Job queue (quality.md "jobs"): 1,000 trivial jobs through 2 worker processes — all done exactly
+// Job queue (bench/README.md#targets): 1,000 trivial jobs through 2 worker processes — all done exactly
 // once, claim latency p50/p99, jobs per second — beside a baseline measured in the same run.
 //
 // One embedded PostgreSQL (temp dir); two built servers (`node dist/src/main.js`, ROLE=worker,

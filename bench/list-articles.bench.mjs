@@ -1,4 +1,4 @@
-// list_articles at 100k articles (quality.md "list_articles at 100k articles" and "deep pages"), in one run:
+// list_articles at 100k articles and deep pages (bench/README.md#targets), in one run:
 //
 //   baseline        bench/servers/articles-raw-pg.mjs: node:http + pg running the page-1 query WITHOUT a total
 //   ours page 1     tools/call list_articles {page: 1} through the whole pipeline (auth, rate limit raised,

@@ -1,4 +1,4 @@
-// Memory (quality.md "memory"): RSS of one instance after 100k requests ≤ 250 MB, and not growing
+// Memory (bench/README.md#targets): RSS of one instance after 100k requests ≤ 250 MB, and not growing
 // between the two 50k halves by more than 10%. One built server as `npm start` runs it (its own
 // embedded PostgreSQL, activity log on, rate limit raised), driven by autocannon at 50 connections
 // with the three kinds of request a client sends most: tools/list, tools/call list_projects and

@@ -1,4 +1,4 @@
-// Protocol overhead (quality.md "protocol overhead"): in one run, against a raw node:http baseline
+// Protocol overhead (bench/README.md#targets): in one run, against a raw node:http baseline
 // answering the same bytes, measure our tools/list and tools/call list_projects through the whole
 // pipeline, and the official SDK's stateless recipe. Servers run in child processes; autocannon
 // runs here. Prints a table and writes bench/results/latest.json (key "protocol").

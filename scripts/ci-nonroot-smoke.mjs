@@ -1,7 +1,7 @@
 // node scripts/ci-nonroot-smoke.mjs: boots the built server once as an unprivileged user and serves
 // one of each: /readyz, /healthz and an MCP tools/list with the demo API key it prints; then SIGTERM,
 // which must end it with exit 0. CI runs as root, where the embedded PostgreSQL takes another path
-// (it runs as the postgres user); this is the path of everyone else (README "Quick start").
+// (it runs as the postgres user); this is the path of everyone else (README.md#what-the-first-start-prints).
 // As root it runs the server as the user `reblog-ci` (made with useradd when missing), from the clone
 // when that user can read it, else from a copy in /tmp (a clone under /root, which is 0700); as any
 // other user, as that user from the clone. Builds first (npm run build).

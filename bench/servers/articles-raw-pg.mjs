@@ -1,4 +1,4 @@
-// The list_articles baseline (quality.md "list_articles at 100k articles"): a bare node:http server with
+// The list_articles baseline (bench/README.md#targets, "list_articles at 100k articles"): a bare node:http server with
 // a pg pool that reads the request, parses its JSON, runs the page-1 query WITHOUT a total and answers
 // the same result shape as our tool (pretty JSON text block + structuredContent).
 // With BENCH_WITH_TOTAL=true it runs our page-1 statement instead (the SQL of ArticleListingService: the

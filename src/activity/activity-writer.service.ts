@@ -19,7 +19,7 @@ export interface ActivityRecord {
   durationMs: number;
 }
 
-/** Outcomes whose bursts are folded into one entry per credential per second (admin-api.md). */
+/** Outcomes whose bursts are folded into one entry per credential per second (docs/admin-api.md#activity-log). */
 const FOLDED: ReadonlySet<Outcome> = new Set(['rate_limited']);
 const MAX_BATCH = 1_000;
 /**

@@ -18,7 +18,7 @@ export interface ResolvedAdminToken {
  * The admin token: ADMIN_TOKEN when set; otherwise (never in production, where config refuses to
  * start without it) one generated on first start and kept in DATA_DIR/admin-token.
  *
- * The server never starts with an empty token (spec/admin-api.md). A file that holds nothing but
+ * The server never starts with an empty token (docs/admin-api.md#conventions). A file that holds nothing but
  * white space (a first start that died after creating it, a `touch`) gets a new token; a file
  * holding a token too short to be one is refused with a sentence, since someone wrote it there.
  */

@@ -17,7 +17,10 @@ export class CreateLoginLinkDto {
   return_to?: string;
 }
 
-/** Single-use sign-in links for a person (spec/oauth.md): the operator sends the link; the person opens it and presses Sign in. */
+/**
+ * Single-use sign-in links for a person (docs/admin-api.md#sign-in-links, docs/oauth.md#sign-in-by-link):
+ * the operator sends the link; the person opens it and presses Sign in.
+ */
 @ApiTags('users')
 @ApiBearerAuth()
 @UseGuards(AdminGuard)

@@ -4,7 +4,7 @@ import { PageQuery } from '../common/pagination.js';
 import { OAuthClientsService } from '../oauth/clients/oauth-clients.service.js';
 import { AdminGuard } from './admin.guard.js';
 
-/** The OAuth clients that registered or were fetched (spec/oauth.md "People", admin endpoints). */
+/** The OAuth clients that registered or were fetched (docs/admin-api.md#oauth-clients). */
 @ApiTags('oauth-clients')
 @ApiBearerAuth()
 @UseGuards(AdminGuard)

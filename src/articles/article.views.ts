@@ -6,7 +6,7 @@ export type ArticleSummaryRow = Pick<Article, 'id' | 'handle' | 'title' | 'excer
 /** The columns the trash listing reads. */
 export type TrashedArticle = ArticleSummaryRow & Pick<Article, 'account_id' | 'project_id' | 'deleted_at' | 'deleted_by'>;
 
-/** The listing shape of an article (spec: "Summary"). */
+/** The listing shape of an article (docs/protocol.md#articles). */
 export function articleSummary(a: ArticleSummaryRow) {
   return {
     id: a.id,
@@ -21,7 +21,7 @@ export function articleSummary(a: ArticleSummaryRow) {
   };
 }
 
-/** The full shape of an article (spec: "Article fields"). */
+/** The full shape of an article (docs/protocol.md#articles). */
 export function articleView(a: Article) {
   return {
     id: a.id,

@@ -19,7 +19,7 @@ describe('loadConfig: production defaults and refusals', () => {
 });
 
 describe('loadConfig: sign-in and OAuth settings', () => {
-  it('defaults: link sign-in, the contract TTLs, private networks refused for metadata documents', () => {
+  it('defaults: link sign-in, the documented token lifetimes, private networks refused for metadata documents', () => {
     const config = loadConfig({});
     expect(config.loginMethods).toEqual(['link']);
     expect(config.oidc).toBeUndefined();

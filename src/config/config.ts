@@ -17,7 +17,7 @@ export interface ProviderConfig {
   sizes?: { width: number; height: number }[];
 }
 
-/** Every setting of the server, validated once at boot (see docs in README "Configuration"). */
+/** Every setting of the server, validated once at boot (README.md#configuration). */
 export interface AppConfig {
   nodeEnv: string;
   production: boolean;
@@ -314,7 +314,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 /**
  * Only a gateway on this host out of the box. Trusting whole private ranges would let any client on
  * the same network that reaches the server directly name itself in X-Forwarded-For, and so pick a
- * fresh per-IP bucket at every request: a gateway elsewhere is named by its addresses (README).
+ * fresh per-IP bucket at every request: a gateway elsewhere is named by its addresses (README.md#gateways).
  */
 const DEFAULT_TRUST_PROXY = ['loopback'];
 

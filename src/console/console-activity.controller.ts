@@ -10,7 +10,7 @@ import type { Frame } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
 
 /**
- * The console's Activity pages (spec/console.md): the log with its filters, chart and pages, one
+ * The console's Activity pages (docs/console.md#activity): the log with its filters, chart and pages, one
  * entry, and the CSV export of the filtered rows. All GET (nothing changes): the session guard and
  * the page filter are the console's; every id is checked by ConsoleActivityService.
  */

@@ -9,7 +9,7 @@ import type { ActivityPageData, ActivityQuery, CredentialChoice, EntryPageData, 
 import { QUERY_FIELDS } from './console-activity.service.js';
 import { accountPage, accountPath, namesOf, number, OUTCOME_LABELS, scrollTable, time, type Frame } from './console.pages.js';
 
-// The Activity page (spec/console.md): filters as a GET form, the log newest first with cursor
+// The Activity page (docs/console.md#activity): filters as a GET form, the log newest first with cursor
 // paging (older pages only: "Newest" goes back to the start), an entry's page, the CSV link with the
 // same filters, and the chart of requests per hour (24 h) or per day (7 days) stacked by outcome.
 //

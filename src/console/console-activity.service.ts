@@ -54,7 +54,7 @@ export interface EntryPageData extends ConsoleAccount {
 }
 
 /**
- * The console's Activity page (spec/console.md): the log of what clients did, newest first, with
+ * The console's Activity page (docs/console.md#activity): the log of what clients did, newest first, with
  * filters, cursor pages, an entry's details, the CSV export of the filtered rows and the chart of
  * requests per hour (24 h) or per day (7 days) by outcome. An owner sees the account's activity, a
  * member that of their own grants ({@link ConsoleService.activityScope}); the filters are checked by

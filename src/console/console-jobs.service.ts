@@ -19,7 +19,7 @@ export interface JobsData extends ConsoleAccount {
 }
 
 /**
- * The console's Jobs page (docs/console.md): the write_article and generate_image jobs of the
+ * The console's Jobs page (docs/console.md#jobs): the write_article and generate_image jobs of the
  * projects the person sees (every project of the account for an owner), and cancelling one, through
  * JobsService's cancel, the path cancel_job takes, under the same rule (CANCEL_JOB in jobs/): a job
  * of a project where the person's role is below it is as unknown to it as another account's.

@@ -58,7 +58,7 @@ export interface Refused {
 export type Changed = { changed: 'member' | 'self_demoted' | 'self_removed' };
 
 /**
- * The console's Members page (spec/console.md, owners only): the people of an account with their
+ * The console's Members page (docs/console.md#members, owners only): the people of an account with their
  * roles, added by email (the user is made when new), their roles changed, removed, and a sign-in link
  * made for them. Every write goes through PeopleService and MembershipsService, so the rules (the
  * last owner, project roles only for members) and the reach of a change (every instance's cached

@@ -9,7 +9,7 @@ import { settingsPage, settingsPath } from './console-settings.pages.js';
 import { ConsoleSettingsService } from './console-settings.service.js';
 
 /**
- * Project settings in the console (owners; spec/console.md): the project's disabled tools and the
+ * Project settings in the console (owners; docs/console.md#project-settings): the project's disabled tools and the
  * writer's config with its versions. The same session, csrf and 404 rules as every console page.
  */
 @ApiExcludeController()

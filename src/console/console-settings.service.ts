@@ -31,7 +31,7 @@ export interface SettingsData extends OwnedProject {
 export type WriterOutcome = { saved: number } | { unchanged: true } | { problem: string; answers: WriterAnswers };
 
 /**
- * Project settings in the console (owners only, spec/console.md): the tools disabled in a project
+ * Project settings in the console (owners only, docs/console.md#project-settings): the tools disabled in a project
  * and the writer agent's config with its versions. The project is checked against the person once,
  * here (an account they do not own, a project of another account or none: not_found); reads and
  * writes are the admin API's and the MCP tools' own service calls, so their rules and their

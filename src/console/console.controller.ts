@@ -7,7 +7,7 @@ import { accountPath, accountsPage, appsPage, keyCreatedPage, keysPage, overview
 import { ConsoleService } from './console.service.js';
 
 /**
- * The owners' console (spec/console.md), server-rendered: Accounts, Overview, Connected apps and API
+ * The owners' console (docs/console.md), server-rendered: Accounts, Overview, Connected apps and API
  * keys. Every route needs a browser session and every post its csrf (ConsoleSessionGuard); every id
  * is checked against the person by ConsoleService. Posts answer 303 to the page they came from
  * (POST-redirect-GET), except the new key's, whose secret must not go into a URL.

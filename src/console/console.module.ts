@@ -22,7 +22,7 @@ import { ConsoleMembersService } from './console-members.service.js';
 import { ConsoleSettingsController } from './console-settings.controller.js';
 import { ConsoleSettingsService } from './console-settings.service.js';
 
-/** The owners' console at /console/ (spec/console.md): pages over the same services as the admin API. */
+/** The owners' console at /console/ (docs/console.md): pages over the same services as the admin API. */
 @Module({
   imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule, PeopleModule, LoginLinksModule, MediaModule],
   controllers: [ConsoleSettingsController, ConsoleActivityController, ConsoleMembersController, ConsoleJobsController, ConsoleController],

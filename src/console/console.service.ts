@@ -46,7 +46,7 @@ export interface CreatedKey {
 }
 
 /**
- * The owners' console (spec/console.md): what a signed-in person may see and do in an account. Every
+ * The owners' console (docs/console.md#who-sees-what): what a signed-in person may see and do in an account. Every
  * id is checked against the person here, once: an account they are not a member of, a grant that is
  * not theirs (a member) and an API key (a member) are `not_found`, exactly as an id that does not
  * exist. Reads and writes go through the domain services, so the rules are theirs.

@@ -41,7 +41,7 @@ export class LinkRefused extends Error {
 }
 
 /**
- * Single-use sign-in links (README "Signing in"): made by the operator for anyone (admin API, `npm run
+ * Single-use sign-in links (README.md#signing-in): made by the operator for anyone (admin API, `npm run
  * login-link`, the demo owner's on the first start), or by an account owner in the console for a
  * person whose every account that owner owns; kept as the hash of their random `rbl_` token, and
  * consumed once by the sign-in form.

@@ -5,7 +5,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const SCALARS: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean' };
 
 /**
- * The argument guard of spec/mcp.md, run before schema validation and before any query is built:
+ * The argument guard (docs/protocol.md#the-argument-guard), run before schema validation and before any query is built:
  * objects and arrays never reach a handler where a scalar is declared or nothing is declared.
  */
 export function guardArguments(args: unknown, schema: ObjectSchema, richBody = false): Record<string, unknown> {

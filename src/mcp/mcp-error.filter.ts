@@ -17,7 +17,7 @@ export class McpErrorFilter implements ExceptionFilter {
     if (exception instanceof RpcError) err = exception;
     else {
       this.log.error((exception as Error)?.stack ?? String(exception));
-      // spec/mcp.md: -32603 answers a well-formed request with 200, like -32601 and -32602.
+      // docs/protocol.md#errors-and-http-statuses: -32603 answers a well-formed request with 200, like -32601 and -32602.
       err = new RpcError(RpcCode.InternalError, 'Internal error (for example the database did not answer); it is logged. Try again in a few seconds.', 200);
     }
     const http = host.switchToHttp();

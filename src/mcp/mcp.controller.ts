@@ -18,7 +18,7 @@ import { SessionsService } from './sessions.service.js';
 const ALLOW = { Allow: 'GET, POST, DELETE' };
 
 /**
- * Streamable HTTP: one JSON-RPC message per POST. The checks of spec/mcp.md answer in its order: the
+ * Streamable HTTP: one JSON-RPC message per POST. The checks answer in the order of docs/protocol.md#order-of-checks: the
  * body size (413) in McpBodyMiddleware, then these guards: Origin/Host (403), the credential (401),
  * the rate limit (429), the session (404) and the protocol version (400); the JSON-RPC envelope
  * (-32700, -32600) is RpcEnvelopePipe, and the method table the last word.

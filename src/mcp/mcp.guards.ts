@@ -48,7 +48,7 @@ export class CredentialGuard implements CanActivate {
     private readonly resolver: PrincipalResolver,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    // spec/oauth.md "Discovery": where the metadata is, and every scope a client may ask for.
+    // docs/oauth.md#discovery: where the metadata is, and every scope a client may ask for.
     this.challenge = `Bearer resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource", scope="${SCOPES.join(' ')}"`;
   }
 

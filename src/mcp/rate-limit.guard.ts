@@ -120,7 +120,7 @@ export class McpRateLimitGuard extends ThrottlerGuard {
 }
 
 /**
- * The window a message counts in (see README.md, "Rate limit"): notifications, the client's responses,
+ * The window a message counts in (README.md#rate-limit): notifications, the client's responses,
  * GET and DELETE are protocol chatter; everything else is a request, also a body that is neither a
  * well-formed notification nor a response (so garbage never gets the larger window).
  */

@@ -16,7 +16,7 @@ export class RpcEnvelopePipe implements PipeTransform<McpRequest, RpcMessage> {
     if (state.parseError) throw new RpcError(state.parseError.code, state.parseError.message, state.parseError.status);
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
-      // 400 like every -32600 (spec/mcp.md "HTTP status of JSON-RPC errors"), not 415.
+      // 400 like every -32600 (docs/protocol.md#errors-and-http-statuses), not 415.
       throw new RpcError(RpcCode.InvalidRequest, 'Invalid request: send the JSON-RPC message with Content-Type: application/json.', 400);
     }
     const message = state.message;

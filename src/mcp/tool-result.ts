@@ -1,7 +1,7 @@
 import { ToolReply, type ContentBlock } from '../protocol/mcp-tool.decorator.js';
 
 /**
- * A `tools/call` result (spec/mcp.md "Methods"): the tool's JSON object as one pretty-printed text
+ * A `tools/call` result (docs/protocol.md#toolscall): the tool's JSON object as one pretty-printed text
  * block plus `structuredContent`, with a reply's extra content after it.
  */
 export function toolResult(reply: object | ToolReply): Record<string, unknown> {

@@ -80,7 +80,7 @@ export function sendOAuthError(res: Response, err: unknown): void {
   res.status(status).set(headers).json(body);
 }
 
-/** Every error of the OAuth controllers (and of their guards) as RFC-shaped JSON: spec/oauth.md "Discovery". */
+/** Every error of the OAuth controllers (and of their guards) as RFC-shaped JSON (docs/oauth.md#what-every-oauth-endpoint-shares). */
 @Catch()
 export class OAuthErrorFilter implements ExceptionFilter {
   private readonly log = new Logger('OAuth');

@@ -20,7 +20,7 @@ import { TokenController } from './tokens/token.controller.js';
 import { TokensService } from './tokens/tokens.service.js';
 
 /**
- * The OAuth 2.1 authorization server of /mcp (spec/oauth.md): discovery, client registration and
+ * The OAuth 2.1 authorization server of /mcp (docs/oauth.md): discovery, client registration and
  * metadata documents, authorize and consent, tokens and revocation. The grant it makes is the
  * product's own credential record, so /mcp needs no second path for it.
  */

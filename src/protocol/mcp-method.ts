@@ -19,7 +19,7 @@ export interface NotificationCall {
 /** A JSON-RPC request from the client, as a method receives it. */
 export interface MethodCall extends NotificationCall {
   id: RequestId;
-  /** The era the request speaks, decided once per request by the transport (docs/protocol.md#eras). */
+  /** The era the request speaks, decided once per request by the transport (docs/protocol.md#protocol-revisions). */
   era: Era;
   /** Its client's capabilities, identity and log level, from the session or `_meta`. */
   client: RequestClient;

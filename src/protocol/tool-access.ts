@@ -5,7 +5,7 @@ import type { ToolDefinition } from './mcp-tool.decorator.js';
 import { ToolRegistry, type CatalogueTool } from './tool-registry.js';
 
 /**
- * What a principal may see and run (spec/mcp.md "Who calls, and what they reach"): a tool is in its
+ * What a principal may see and run (docs/protocol.md#who-calls-and-what-they-reach): a tool is in its
  * catalogue when the credential has the tool's scope and at least one reachable project lets it run
  * the tool (role high enough, tool not disabled there).
  */
@@ -41,7 +41,7 @@ export class ToolAccess {
 
   private visible(principal: Principal, definition: ToolDefinition): boolean {
     if (!principal.scopes.has(definition.scope)) return false;
-    // A credential that reaches no project (an OAuth grant whose person lost every one, oauth.md) still
+    // A credential that reaches no project (an OAuth grant whose person lost every one, docs/oauth.md#grants-follow-their-person) still
     // has list_projects, which answers that it reaches nothing, and no other tool.
     if (principal.projects.size === 0) return definition.name === 'list_projects';
     for (const project of principal.projects.values()) if (permits(project, definition)) return true;

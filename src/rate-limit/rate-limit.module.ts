@@ -14,7 +14,7 @@ export const PER_CREDENTIAL = 'per-credential';
 /**
  * The throttler of protocol chatter (notifications, the client's responses, GET and DELETE): a flood
  * guard of {@link CHATTER_FACTOR} times the limit in a window of its own, so that connecting a
- * client never eats its request budget (spec/mcp.md "Rate limit").
+ * client never eats its request budget (docs/protocol.md#rate-limit).
  */
 export const CHATTER = 'chatter';
 export const CHATTER_FACTOR = 10;

@@ -4,7 +4,7 @@ import { IpRateLimiter } from '../rate-limit/ip-rate-limit.js';
 import { tooManyPage } from './sign-in.pages.js';
 
 /**
- * The per-IP limit of sign-in (spec/oauth.md: OAUTH_IP_RATE_LIMIT_PER_MINUTE on /oauth/login): every
+ * The per-IP limit of sign-in (OAUTH_IP_RATE_LIMIT_PER_MINUTE on /oauth/login, docs/oauth.md#what-every-oauth-endpoint-shares): every
  * request to the sign-in page, its form, and the identity provider's start and callback counts in
  * the `login` bucket of `req.ip` (the client as the trusted proxies report it); over it, the 429 page
  * with Retry-After. Guessing a link's token is hopeless anyway (256 bits); this keeps floods cheap.

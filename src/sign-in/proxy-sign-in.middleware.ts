@@ -22,7 +22,7 @@ export function peerAddress(req: Request): { address: string; family: 'ipv4' | '
 }
 
 /**
- * `proxy` sign-in (spec/oauth.md): a gateway that signed the person in sends their email in
+ * `proxy` sign-in (docs/oauth.md#sign-in-by-the-gateway-proxy): a gateway that signed the person in sends their email in
  * AUTH_PROXY_USER_HEADER. The header is believed only on /oauth/* and /console/* pages and only
  * from a TCP peer in AUTH_PROXY_TRUSTED_CIDRS (`req.socket.remoteAddress`, never X-Forwarded-For,
  * which anyone can send). Then it signs the person in (rb_session) before the page runs, or, for an

@@ -12,7 +12,7 @@ import { SignInController } from './sign-in.controller.js';
 import { SignInService } from './sign-in.service.js';
 
 /**
- * Signing people in (spec/oauth.md "Sign-in"): `link` (single-use login links), `oidc` (the company's
+ * Signing people in (docs/oauth.md#signing-in): `link` (single-use login links), `oidc` (the company's
  * identity provider) and `proxy` (a trusted gateway's header), each ending in an `rb_session`
  * browser session. Exports {@link SignInService} for the pages whose visitor must sign in first
  * (consent, console): `showSignIn(req, res, { return_to })`.

@@ -5,7 +5,7 @@ import type { LinkDescription } from '../login-links/login-links.repository.js';
 import { html, type Html } from '../web/html.js';
 import { sendPage } from '../web/page.js';
 
-// The sign-in pages (spec/oauth.md "Sign-in"): rendered with src/web, no script, every value escaped.
+// The sign-in pages (docs/oauth.md#signing-in): rendered with src/web, no script, every value escaped.
 
 /** What the sign-in page offers. */
 export interface SignInPageModel {

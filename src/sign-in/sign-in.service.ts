@@ -29,7 +29,7 @@ export interface SignInForm {
 }
 
 /**
- * Signing in and out in a browser (spec/oauth.md "Sign-in"): the sign-in page of the enabled methods,
+ * Signing in and out in a browser (docs/oauth.md#signing-in): the sign-in page of the enabled methods,
  * a login link's form, sign-out, and the one rule every method shares, that an email picks a person
  * who exists and is not disabled. Each method ends in {@link BrowserSessionsService.start}.
  */

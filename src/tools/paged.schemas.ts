@@ -1,4 +1,4 @@
-/** `page`/`page_size` arguments of the listing tools, as the seed page shows them. */
+/** `page`/`page_size` arguments of the listing tools, as docs/protocol.md#articles describes them. */
 export const PAGE_ARGS = {
   // A bound keeps page × page_size an offset PostgreSQL can take (a bigint); no listing has a millionth page.
   page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },

@@ -12,7 +12,7 @@ const OPTIONAL = new Set(['banned_words']);
  * client that supports elicitation, used by a credential that could run `configure_agent` in the
  * project, is asked the setup questions as one form (the proposed answers as defaults); the answers are
  * saved as `configure_agent` would and the tool goes on. Otherwise — no elicitation, no right to
- * configure, or the user declined or cancelled — the tool answers the seed's `setup_required`. A
+ * configure, or the user declined or cancelled — the tool answers `setup_required` (docs/protocol.md#the-writer-setup-handshake). A
  * 2026-07-28 client is asked with an `input_required` result; its retry carries the answers.
  */
 @Injectable()

@@ -12,7 +12,7 @@ export function listensOnLoopback(config: Pick<AppConfig, 'host'>): boolean {
 }
 
 /**
- * The Host rule (DNS rebinding, docs/protocol.md): while the server listens on loopback, or whenever
+ * The Host rule (DNS rebinding, docs/protocol.md#origin-and-host): while the server listens on loopback, or whenever
  * ALLOWED_HOSTS is set, a request is served only when its Host header is one of ALLOWED_HOSTS, the
  * host of PUBLIC_URL (with or without its port) or, on loopback, `localhost`, `127.0.0.1` or
  * `[::1]` on any port; otherwise any Host is served. One rule for /mcp (its OriginGuard) and for the

@@ -16,8 +16,8 @@ export interface PageOptions {
   status?: number;
   wide?: boolean;
   /**
-   * `oauth` (default): the sign-in and consent pages' policy of spec/oauth.md, no script at all.
-   * `console`: the owners' console, `default-src 'self'` (spec/console.md) and its one script.
+   * `oauth` (default): the sign-in and consent pages' policy (docs/oauth.md#what-every-oauth-endpoint-shares), no script at all.
+   * `console`: the owners' console, `default-src 'self'` (docs/console.md#rules) and its one script.
    */
   policy?: 'oauth' | 'console';
   /** A navigation bar under the header (the console's sections). */
@@ -30,12 +30,12 @@ export function contentSecurityPolicy(formAction: string[] = []): string {
 }
 
 /**
- * The console's policy (spec/console.md): everything from this server only, no inline script or
+ * The console's policy (docs/console.md#rules): everything from this server only, no inline script or
  * style (no 'unsafe-inline' anywhere), forms post here only, never framed.
  */
 export const CONSOLE_CONTENT_SECURITY_POLICY = [`default-src 'self'`, `base-uri 'none'`, `object-src 'none'`, `form-action 'self'`, `frame-ancestors 'none'`].join('; ');
 
-/** Renders a whole page with the security headers of spec/oauth.md (or the console's policy) and sends it. */
+/** Renders a whole page with the security headers of docs/oauth.md#what-every-oauth-endpoint-shares (or the console's policy) and sends it. */
 export function sendPage(res: Response, { title, body, signedInAs, formAction, status = 200, wide, policy = 'oauth', nav }: PageOptions): void {
   const isConsole = policy === 'console';
   res

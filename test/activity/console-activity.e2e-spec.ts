@@ -7,7 +7,7 @@ import { DomainError } from '../../src/common/domain-error.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * The data side of the console's Activity page (console.md "Activity"): filters, a member's scope,
+ * The data side of the console's Activity page (docs/console.md#activity): filters, a member's scope,
  * cursor pages, the chart's UTC buckets and the CSV export, through ActivityReportsService on the real database.
  * Entries are written through the repository with chosen times, the id made in the same millisecond
  * as `at` (as ActivityWriterService.record does).

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { MISSING_ID, newAccount } from '../support/fixtures.js';
 import { call, expectError } from './admin-helpers.js';
 
-/** Every admin endpoint of admin-api.md, with ids filled in by `ids`. */
+/** Every admin endpoint of docs/admin-api.md, with ids filled in by `ids`. */
 const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; openapi: string }[] = [
   { method: 'post', path: '/admin/v1/accounts', openapi: '/admin/v1/accounts' },
   { method: 'get', path: '/admin/v1/accounts/:account', openapi: '/admin/v1/accounts/{account_id}' },
@@ -19,7 +19,7 @@ const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: st
   { method: 'get', path: '/admin/v1/accounts/:account/jobs', openapi: '/admin/v1/accounts/{account_id}/jobs' },
   { method: 'get', path: '/admin/v1/projects/:id/trash', openapi: '/admin/v1/projects/{project_id}/trash' },
   { method: 'post', path: '/admin/v1/articles/:id/restore', openapi: '/admin/v1/articles/{article_id}/restore' },
-  // People (oauth.md "Admin endpoints").
+  // People (docs/admin-api.md#people-and-memberships).
   { method: 'post', path: '/admin/v1/users', openapi: '/admin/v1/users' },
   { method: 'get', path: '/admin/v1/users', openapi: '/admin/v1/users' },
   { method: 'get', path: '/admin/v1/users/:id', openapi: '/admin/v1/users/{user_id}' },

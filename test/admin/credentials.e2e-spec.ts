@@ -8,7 +8,7 @@ const KEY_CREATED = ['created_at', 'created_by', 'id', 'key', 'key_prefix', 'nam
 const KEY_LISTED = ['created_at', 'created_by', 'id', 'key_prefix', 'name', 'projects', 'revoked_at', 'scopes'];
 const GRANT_CREATED = ['access_token', 'client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_reason', 'scopes', 'source', 'user_id'];
 const GRANT_LISTED = ['client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_at', 'revoked_reason', 'scopes', 'source', 'token_prefix', 'user_id'];
-/** What every admin-made grant answers besides its own fields (oauth.md: grants carry their source, person and client). */
+/** What every admin-made grant answers besides its own fields: its source, person and client (docs/admin-api.md#credentials-api-keys-and-grants). */
 const ADMIN_GRANT = { source: 'admin', user_id: null, client_id: null, revoked_reason: null };
 
 describe('admin API: API keys and grants', () => {
@@ -30,7 +30,7 @@ describe('admin API: API keys and grants', () => {
   });
 
   describe('API keys', () => {
-    it('creates a key: 201 with exactly the contract fields, the secret once, the prefix', async () => {
+    it('creates a key: 201 with exactly the documented fields, the secret once, the prefix', async () => {
       const body = { name: 'CI publisher', scopes: ['read', 'write'], projects: [{ project_id: projectA, role: 'editor' }, { project_id: projectB, role: 'viewer' }] };
       const res = await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, body);
       expect(res.status).toBe(201);
@@ -197,7 +197,7 @@ describe('admin API: API keys and grants', () => {
   });
 
   describe('grants', () => {
-    it('creates a grant: 201 with exactly the contract fields; no expiry when expires_in is absent', async () => {
+    it('creates a grant: 201 with exactly the documented fields; no expiry when expires_in is absent', async () => {
       const res = await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'Claude', scopes: ['read', 'write', 'generate', 'delete'], projects: [{ project_id: projectA, role: 'owner' }] });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(GRANT_CREATED);

@@ -140,7 +140,7 @@ describe('admin API: lists, cursors, activity and jobs', () => {
       await activity.record({ ...base, accountId, credential: { type: 'api_key', id: keys[0], name: 'key 0' }, client: null, method: 'tools/list', tool: null, projectId: null, outcome: 'ok', error: null });
     });
 
-    it('lists the account\'s entries newest first in the contract shape', async () => {
+    it('lists the account\'s entries newest first in the documented shape', async () => {
       const res = await call(t, 'get', `/admin/v1/accounts/${activityAccount}/activity`);
       expect(res.status).toBe(200);
       expect(res.body.next_cursor).toBeNull();

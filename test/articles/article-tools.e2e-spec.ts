@@ -289,7 +289,7 @@ describe('article write tools', () => {
     });
   });
 
-  describe('scopes and roles (spec/mcp.md)', () => {
+  describe('scopes and roles (docs/protocol.md#who-calls-and-what-they-reach)', () => {
     it('a viewer sees none of the write tools, and calling one is "Unknown tool"', async () => {
       const viewer = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'viewer'));
       const listed = await rpc(t, viewer.key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });

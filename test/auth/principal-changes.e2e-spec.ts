@@ -11,7 +11,7 @@ import type { TestApp } from '../support/test-app.js';
 
 /**
  * No caller has to remember to tell the instances that what a credential may do changed: the
- * database does, at commit (docs/architecture.md, "People and OAuth" paragraphs). Each change below is
+ * database does, at commit (docs/architecture.md#layers: the principal-change triggers). Each change below is
  * made with plain SQL, on a connection of its own, as an operator's script would, so no service of the
  * app runs; both instances (each caching the principal first) must refuse or narrow it within `SOON`,
  * well under the cache's lifetime, so a change noticed only on expiry fails.

@@ -6,7 +6,7 @@ import { contentSecurityPolicy, sendPage } from '../../src/web/page.js';
 import { describeWithChromium, keepScreenshot, launchChromium, startCallbackServer, type CallbackServer } from '../support/browser.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// The page layout's security headers (spec/oauth.md "Authorize" 6) as Chromium applies them: pages
+// The page layout's security headers (docs/oauth.md#what-every-oauth-endpoint-shares) as Chromium applies them: pages
 // rendered by sendPage through a test-only module, so this holds before any real page exists.
 
 /** Test-only pages: one with an inline script and an inline style, one whose form's POST redirects. */

@@ -7,7 +7,7 @@ import { callOk, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seedArticle } from '../mcp/mcp-e2e-helpers.js';
 
-// Issue 14 "Completions": prompt arguments and resource-template variables, from the caller's own
+// Completions (docs/protocol.md#resources-prompts-completions-and-logging): prompt arguments and resource-template variables, from the caller's own
 // readable data only (where it could run get_article), by indexed prefix search, at most 100 values.
 describe('completion/complete', () => {
   let t: TestApp;

@@ -3,7 +3,7 @@ import { RpcError } from '../../src/protocol/json-rpc.js';
 import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
 
 /**
- * The diagnostic tools of the 2026-07-28 `server-stateless` scenario (design-15 §3):
+ * The diagnostic tools of the 2026-07-28 `server-stateless` scenario (README.md#conformance):
  * `test_missing_capability` (-32021 unless the request declared sampling) and `test_logging_tool`
  * (log messages only when the request's `_meta` asks for them). Registered only by the conformance
  * entry point, never by the product's build.

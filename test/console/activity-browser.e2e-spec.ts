@@ -8,7 +8,7 @@ import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// The console's Activity page in Debian's Chromium (spec/console.md, issue 13): requests made on /mcp
+// The console's Activity page in Debian's Chromium (docs/console.md#activity): requests made on /mcp
 // with an API key and an OAuth grant show up with the client's name; a filter narrows them; the chart
 // has bars; the CSV download has the same rows as the filtered list; an entry opens; a member sees
 // only their own. Every page gets an axe pass (no serious or critical violation) and screenshots at

@@ -7,7 +7,7 @@ import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, signedIn } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// The console's Activity page over HTTP (spec/console.md "Activity", issue 13): an owner sees the
+// The console's Activity page over HTTP (docs/console.md#activity): an owner sees the
 // account's requests, a member those of their own grants; filters narrow the log and a refused value
 // is the page again with a sentence (400, never 500); cursor pages; an entry's page; the CSV of the
 // filtered rows; the chart; another account's ids and entries one may not see are the same 404 page.

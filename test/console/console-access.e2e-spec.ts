@@ -5,7 +5,7 @@ import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, signedIn, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/console.md "Who sees what" and "Rules" over HTTP: a session is required, posts carry the
+// docs/console.md#who-sees-what and docs/console.md#rules over HTTP: a session is required, posts carry the
 // session's csrf and come from this site, every id is checked against the person (another account's
 // ids answer the same 404 page as ids that do not exist), a member sees only their own apps and no keys.
 

@@ -7,7 +7,7 @@ import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// The owners' console in Debian's Chromium (spec/console.md, issue 13): an owner signs in by link,
+// The owners' console in Debian's Chromium (docs/console.md): an owner signs in by link,
 // lands in their account, makes an API key (secret shown once, works on /mcp), revokes it (401),
 // finds an OAuth-connected app under Connected apps and disconnects it (401). Every page gets an axe
 // pass (no serious or critical violation) and screenshots at 1280 and 360 px wide; the console's CSP

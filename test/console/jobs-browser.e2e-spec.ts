@@ -7,7 +7,7 @@ import { callOk } from '../support/mcp-client.js';
 import { addAccountMember, addProjectMember, newUser, type TestUser } from '../support/people.js';
 import type { TestApp } from '../support/test-app.js';
 
-// The Jobs page in Debian's Chromium (spec/console.md): an owner sees the article and the image jobs
+// The Jobs page in Debian's Chromium (docs/console.md#jobs): an owner sees the article and the image jobs
 // made (the image's thumbnail loads under the console's CSP), one running and one queued, cancels both
 // with the button (the tools see them cancelled); a member viewer sees the jobs but no Cancel. Every
 // page gets an axe pass (no serious or critical violation) and screenshots at 1280 and 360 px.

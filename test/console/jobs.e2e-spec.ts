@@ -5,7 +5,7 @@ import { callOk } from '../support/mcp-client.js';
 import { addAccountMember, addProjectMember, newUser, signedIn, type TestUser } from '../support/people.js';
 import type { TestApp } from '../support/test-app.js';
 
-// spec/console.md "Jobs" over HTTP. The console and /mcp run on an instance without a worker
+// docs/console.md#jobs over HTTP. The console and /mcp run on an instance without a worker
 // (ROLE=api); a quick worker makes the finished jobs first and stops, then a slow one (60 s a job, one
 // at a time per account) keeps one job running while the others stay queued: every state is exact.
 // An owner sees every job, a member those of the projects where they have a role, and cancels where

@@ -7,7 +7,7 @@ import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// The Members pages in Debian's Chromium (spec/console.md): an owner signs in by link, adds a person
+// The Members pages in Debian's Chromium (docs/console.md#members): an owner signs in by link, adds a person
 // by email with a project role, changes a member's roles (their OAuth grant loses a project at its
 // next request), makes a sign-in link (shown once, never in the URL) that signs the new person in
 // from another browser, and is refused removing the last owner with the sentence on the page. Every

@@ -7,7 +7,7 @@ import { newClient, oauthGrant } from '../support/oauth.js';
 import { addAccountMember, addProjectMember, newUser, signedIn, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/console.md "Members (owners)" over HTTP, on two instances sharing a database: the console runs
+// docs/console.md#members over HTTP, on two instances sharing a database: the console runs
 // on A, OAuth grants call /mcp on B (which caches principals), so a role changed in the console must
 // reach B's next request (well under the principal cache's 3 s). A member gets the 404 page; another
 // account's ids the same 404 on every page and form; forged posts 403 with nothing done.

@@ -6,7 +6,7 @@ import { callOk, rpc } from '../support/mcp-client.js';
 import { addAccountMember, newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// Project settings in Debian's Chromium (spec/console.md, issue 13): an owner signs in by link, goes
+// Project settings in Debian's Chromium (docs/console.md#project-settings): an owner signs in by link, goes
 // from the Overview to a project's Settings, turns a tool off (an API key's tools/list loses it),
 // sets the writer up (version 1, which get_agent_config answers), changes one answer (version 2) and
 // reads the versions newest first. Every page gets an axe pass (no serious or critical violation) and

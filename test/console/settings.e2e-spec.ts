@@ -5,7 +5,7 @@ import { callOk, rpc } from '../support/mcp-client.js';
 import { addAccountMember, addProjectMember, newUser, signedIn } from '../support/people.js';
 import type { TestApp } from '../support/test-app.js';
 
-// spec/console.md "Project settings (owners)" over HTTP, on two instances sharing one database: the
+// docs/console.md#project-settings over HTTP, on two instances sharing one database: the
 // console runs on `a`, AI clients call `b`. Owners only (a member, even a project owner, gets the
 // 404 page); every id is checked (another account's ids answer the same 404 page as ids that do not
 // exist, on the page and both forms); posts need the session's csrf from this site; a tool turned off

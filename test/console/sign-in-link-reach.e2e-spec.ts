@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { field, openSignIn, pathOf, postSignIn, signInWithLink, sqlOn } from '../sign-in/sign-in-helpers.js';
 
 // A sign-in link signs in a *person*, everywhere they belong, so an owner may make one in the console
-// only for a person whose every account they own (README "The owners' console"). The takeover it
+// only for a person whose every account they own (README.md#the-owners-console). The takeover it
 // closes: Alice owns A, Bob owns B; Alice adds Bob to A, makes "his" link, opens it and is Bob in B.
 
 const REFUSAL = 'belongs to other accounts: they sign in themselves, or ask your operator.';

@@ -171,7 +171,7 @@ describe('elicitation/create across instances (raw HTTP)', () => {
     }
   });
 
-  it('without the capability, without a session, or without text/event-stream, delete_article deletes at once (the seed’s behaviour)', async () => {
+  it('without the capability, without a session, or without text/event-stream, delete_article deletes at once, unasked', async () => {
     const tenant = await createTenant(a);
     const noCapability = await rawSession(a, tenant.key, { sampling: {} });
     const urlOnly = await rawSession(a, tenant.key, { elicitation: { url: {} } });

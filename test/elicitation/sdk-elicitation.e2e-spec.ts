@@ -138,7 +138,7 @@ describe('elicitation and sampling with the official SDK client', () => {
       expect(asked[0].params.message).toContain('generate_image');
     });
 
-    it.each(['decline', 'cancel'] as const)('%s: the seed’s setup_required answer exactly, nothing saved or queued', async (action) => {
+    it.each(['decline', 'cancel'] as const)('%s: the documented setup_required answer exactly, nothing saved or queued', async (action) => {
       const tenant = await createTenant(t);
       const plain = await connectClient(t, tenant.key);
       clients.push(plain);

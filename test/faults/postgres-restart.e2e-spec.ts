@@ -108,7 +108,7 @@ describe('Postgres stopped and restarted under load', () => {
     expect(before.every((s) => s.kind === 'ok')).toBe(true);
     expect(during.length).toBeGreaterThan(0);
     expect(during.every((s) => s.kind === 'rpc_error')).toBe(true);
-    // A well-formed request that fails inside is -32603 with HTTP 200 (spec/mcp.md), never a 5xx.
+    // A well-formed request that fails inside is -32603 with HTTP 200 (docs/protocol.md#errors-and-http-statuses), never a 5xx.
     expect(during.filter((s) => s.status !== 200)).toEqual([]);
     expect(recoveredAt).toBeGreaterThan(0);
     // Recovered within 10 s of the database being back, and stays recovered.

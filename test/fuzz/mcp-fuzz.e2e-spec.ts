@@ -6,9 +6,9 @@ import { postBytes, rpc } from '../support/mcp-client.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';
 
 /**
- * Bad input at volume (spec/quality.md "Reliability targets"): generated malformed envelopes and
+ * Bad input at volume (docs/scaling.md#measured, "Bad input"): generated malformed envelopes and
  * tool arguments against a real server process. Each answer is checked against an oracle that
- * follows the order of checks of spec/mcp.md: size → session → protocol version → parse → content
+ * follows the order of checks (docs/protocol.md#order-of-checks): size → session → protocol version → parse → content
  * type → envelope → method → tool arguments. Never a 5xx, never an internal error, the process alive.
  */
 

@@ -12,7 +12,7 @@ import { describeRun, hostEnv, installedVersion, isolatedHome, killHosts, runHos
  * created and the `claude mcp add` line printed), with the default settings (the rate limit
  * above all). Each host gets a HOME of its own, nothing of the test run's environment, its
  * telemetry and update checks off and, where it would talk to a model, a model URL on a closed
- * loopback port: nothing leaves the machine, and no model is needed. See README.md, "Hosts tested".
+ * loopback port: nothing leaves the machine, and no model is needed. See README.md#hosts-tested.
  */
 
 const CLAUDE_VERSION = installedVersion('@anthropic-ai/claude-code');

@@ -2,8 +2,8 @@ import { activity, admin, ISO, MISSING_ID, newAccountWithProjects, newKey, UUID,
 import { call, connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// The seed page ("clientInfo ... is recorded in the account owner's activity log") and spec/mcp.md
-// "Methods" / "Transport" / "Activity log": one entry per /mcp request that names a valid credential.
+// The activity log (docs/protocol.md#activity-log), with the clientInfo of initialize
+// (docs/protocol.md#initialize): one entry per /mcp request that names a valid credential.
 describe('/mcp activity log', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectToolError, expectToolResult } from './mcp-e2e-helpers.js';
 
-// The seed page "The argument guard" and spec/mcp.md "The argument guard", word for word.
+// docs/protocol.md#the-argument-guard, word for word.
 // `f` is the real app plus fixture tools that declare what no product tool declares yet (number, boolean, a rich body).
 describe('/mcp argument guard', () => {
   let t: TestApp;

@@ -5,10 +5,10 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { Ajv } from 'ajv';
 import { expectToolError, expectToolResult, portabilityFindings, TOOL_TABLE } from './mcp-e2e-helpers.js';
 
-// docs/protocol.md "The catalogue": the catalogue is filtered twice, by the grant's scopes and by the projects.
+// docs/protocol.md#the-catalogue: the catalogue is filtered twice, by the grant's scopes and by the projects.
 const ROLE_RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
 /**
- * The product's tools as docs/protocol.md "The tools" declares them: every expectation below is
+ * The product's tools as docs/protocol.md#the-tools declares them: every expectation below is
  * measured against this list, never against what the build happened to register.
  */
 const DECLARED_TOOLS = [
@@ -233,7 +233,7 @@ describe('/mcp catalogue', () => {
       expect(warnings).toEqual([]);
     });
 
-    it('with several projects, every project-scoped tool has a required project_id described as on the spec', async () => {
+    it('with several projects, every project-scoped tool has a required project_id described as documented', async () => {
       const tenant = await createTenant(t, { projects: 2 });
       for (const tool of await list(t, tenant.key)) {
         if (!TOOL_TABLE[tool.name].projectScoped) {

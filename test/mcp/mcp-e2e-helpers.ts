@@ -5,7 +5,7 @@ import type { Role, Scope } from '../support/fixtures.js';
 import { toolJson } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
-/** Tools by the scope and lowest role the contract gives them (spec/mcp.md "Who calls"). */
+/** Tools by the scope and lowest role they need (docs/protocol.md#the-catalogue). */
 export const TOOL_TABLE: Record<string, { scope: Scope; role: Role; projectScoped: boolean }> = {
   list_projects: { scope: 'read', role: 'viewer', projectScoped: false },
   list_articles: { scope: 'read', role: 'viewer', projectScoped: true },

@@ -4,7 +4,7 @@ import { connectClient, initSession, rpc, sessionHeaders } from '../support/mcp-
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectToolError, expectToolResult, outputValidator, seedArticle } from './mcp-e2e-helpers.js';
 
-// The seed page "Methods" and spec/mcp.md "Methods", with the page's own JSON examples.
+// docs/protocol.md#methods, with its JSON examples.
 const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 describe('/mcp methods', () => {
@@ -53,7 +53,7 @@ describe('/mcp methods', () => {
       expect(text).toContain('configure_agent');
       expect(text).toMatch(/job id/i);
       expect(text).toContain('get_job');
-      // One sentence each for resources and prompts (issue 14).
+      // One sentence each for resources and prompts (docs/protocol.md#initialize).
       expect(text.match(/[^.]*\bresources\b[^.]*\./g)).toHaveLength(1);
       expect(text).toContain('reblog://projects/<project_id>/articles/<handle>');
       expect(text.match(/[^.]*\bPrompts\b[^.]*\./g)).toHaveLength(1);

@@ -5,7 +5,7 @@ import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectToolError, expectToolResult, seedArticle } from './mcp-e2e-helpers.js';
 
-// spec/mcp.md "The tools" (read tools) and tenancy: other accounts' ids behave exactly like unknown ones.
+// The read tools (docs/protocol.md#the-tools) and tenancy: other accounts' ids behave exactly like unknown ones.
 const SUMMARY_KEYS = ['id', 'handle', 'title', 'excerpt', 'status', 'tags', 'published_at', 'updated_at', 'version'];
 const ARTICLE_KEYS = ['id', 'project_id', 'handle', 'title', 'excerpt', 'body', 'status', 'tags', 'published_at', 'created_at', 'updated_at', 'version', 'featured_image_id', 'source', 'job_id'];
 

@@ -3,7 +3,7 @@ import { call, connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectToolError, expectToolResult, seedArticle, TOOL_TABLE } from './mcp-e2e-helpers.js';
 
-// The seed page "Choosing the project" and spec/mcp.md "Choosing the project".
+// docs/protocol.md#choosing-the-project.
 const unknownProject = (id: string) => `Unknown project "${id}" for this credential.`;
 
 describe('/mcp project routing', () => {

@@ -4,11 +4,11 @@ import { admin, createTenant, newGrant, newKey, type Tenant } from '../support/f
 import { connectClient, initSession, postBytes, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/mcp.md "Transport (Streamable HTTP)" and "Who calls", statement by statement.
+// docs/protocol.md#transport and docs/protocol.md#who-calls-and-what-they-reach, statement by statement.
 const PUBLIC_URL = 'https://reblog.example.com';
 const ALLOWED = ['https://app.example.com', 'https://admin.example.org:8443'];
 const CHALLENGE = `Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource", scope="read write generate delete"`;
-/** The challenge when a bearer token was sent but names no live credential (spec/oauth.md "Discovery"). */
+/** The challenge when a bearer token was sent but names no live credential (docs/oauth.md#discovery). */
 const INVALID_TOKEN = `${CHALLENGE}, error="invalid_token"`;
 const PING = { jsonrpc: '2.0', id: 7, method: 'ping' };
 

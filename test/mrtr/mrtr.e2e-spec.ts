@@ -249,7 +249,7 @@ describe('input_required (2026-07-28): the product tools, and instances sharing 
     expect(entries.map((e) => e.outcome).sort()).toEqual(['ok', 'setup_required']);
   });
 
-  it('write_article without elicitation declared, or declined: the seed’s setup_required answer exactly', async () => {
+  it('write_article without elicitation declared, or declined: the documented setup_required answer exactly', async () => {
     const tenant = await createTenant(a);
     const seed = await callModern(a, tenant.key, 'write_article', { brief: 'x' }, {}, {});
     expect(seed.result.resultType).toBe('complete');

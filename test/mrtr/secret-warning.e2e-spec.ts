@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // Without REQUEST_STATE_SECRET an instance signs requestState with a secret of its own and says so
-// (README "Configuration"): once per process, however many apps the process boots (a test file boots
+// (README.md#configuration): once per process, however many apps the process boots (a test file boots
 // dozens), and never when the secret is set.
 
 const WARNING = /^REQUEST_STATE_SECRET is not set/;

@@ -5,7 +5,7 @@ import { rpc } from '../support/mcp-client.js';
 import { authorizeCode, connectByOAuth, consentingPerson, REAL_BODIES, tokenRequest } from '../support/oauth.js';
 import type { TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "People", admin endpoints: GET and DELETE /admin/v1/oauth-clients, on a database of
+// docs/admin-api.md#oauth-clients: GET and DELETE /admin/v1/oauth-clients, on a database of
 // this file's own so the list holds exactly what it made.
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
@@ -27,7 +27,7 @@ describe('/admin/v1/oauth-clients', () => {
   const connect = (client: { client_id: string; client_secret?: string; redirect_uris: string[] }) =>
     connectByOAuth(t, { client, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes: ['read'] });
 
-  it('lists every client, newest first, in the shape of the contract, paged like every admin list', async () => {
+  it('lists every client, newest first, in the documented shape, paged like every admin list', async () => {
     const made = [];
     for (const body of [REAL_BODIES.cursor, REAL_BODIES.claude, REAL_BODIES.chatgpt, REAL_BODIES.loopback]) made.push(await register(body));
     await connect(made[2]);

@@ -6,7 +6,7 @@ import { approval, authorizeParams, authorizeQuery, newClient, openConsent, pkce
 import { addAccountMember, addProjectMember, newUser, signedIn } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Authorize: GET /oauth/authorize", steps 1 to 4, each with the request that must fail.
+// GET /oauth/authorize (docs/oauth.md#authorize), its checks in order, each with the request that must fail.
 
 describe('GET /oauth/authorize', () => {
   let t: TestApp;
@@ -148,7 +148,7 @@ describe('GET /oauth/authorize', () => {
       expectRedirectError(await get(params({ state: undefined, response_type: 'token' })), 'unsupported_response_type', undefined);
     });
 
-    it('the errors are checked in the contract order: response_type first, then PKCE, resource, scopes', async () => {
+    it('the errors are checked in the documented order: response_type first, then PKCE, resource, scopes', async () => {
       const all = { response_type: 'token', code_challenge: undefined, resource: 'https://x.example', scope: 'admin' };
       const q = params(all);
       expect(redirectParams((await get(q)).headers.location).error).toBe('unsupported_response_type');
@@ -237,7 +237,7 @@ describe('GET /oauth/authorize', () => {
       expect(stored.browser_session_hash).toEqual(own.id_hash);
     });
 
-    it('sends the CSP of the contract with form-action for the redirect origin, X-Frame-Options and no-referrer', async () => {
+    it('sends the documented CSP with form-action for the redirect origin, X-Frame-Options and no-referrer', async () => {
       const page = await openConsent(t, session, params());
       expect(page.headers['content-security-policy']).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://app.example.com; frame-ancestors 'none'");
       expect(page.headers['x-frame-options']).toBe('DENY');

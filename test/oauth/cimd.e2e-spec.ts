@@ -20,7 +20,7 @@ import { freePort } from '../../src/common/net.js';
 import { killAll, startServer, type ServerProcess } from '../support/server-process.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// Client ID Metadata Documents (README.md, "Connect by OAuth"). The fetch dials only loopback, over https
+// Client ID Metadata Documents (README.md#client-metadata-documents). The fetch dials only loopback, over https
 // with a certificate made here. A process trusts it through NODE_EXTRA_CA_CERTS, which Node reads when
 // it starts, so the flow runs against a server process started with it (and with
 // OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true, loopback being private): the production code path exactly,

@@ -5,7 +5,7 @@ import { approval, authorizeParams, newClient, openConsent, pkcePair, postConsen
 import { addAccountMember, addProjectMember, newUser, signedIn } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Authorize", step 5: POST /oauth/consent. Every refusal issues no code.
+// docs/oauth.md#consent: POST /oauth/consent. Every refusal issues no code.
 
 describe('POST /oauth/consent', () => {
   let t: TestApp;

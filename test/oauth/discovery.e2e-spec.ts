@@ -4,7 +4,7 @@ import { createTenant, newGrant, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Discovery", and the loopback Host rule of spec/mcp.md on /oauth/* and /.well-known/*.
+// docs/oauth.md#discovery, and the loopback Host rule (docs/protocol.md#origin-and-host) on /oauth/* and /.well-known/*.
 const PUBLIC_URL = 'https://reblog.example.com';
 const PING = { jsonrpc: '2.0', id: 7, method: 'ping' };
 const CHALLENGE = `Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource", scope="read write generate delete"`;

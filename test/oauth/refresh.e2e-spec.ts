@@ -4,7 +4,7 @@ import { rpc } from '../support/mcp-client.js';
 import { connectByOAuth, consentingPerson, newClient, tokenRequest } from '../support/oauth.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Tokens": grant_type=refresh_token, rotation with a grace for parallel refreshes, reuse
+// docs/oauth.md#tokens: grant_type=refresh_token, rotation with a grace for parallel refreshes, reuse
 // after it revokes the grant, narrowing, idle expiry. All of it in one transaction with row locks.
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 const GRACE_S = 120;

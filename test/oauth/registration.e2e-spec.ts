@@ -8,7 +8,7 @@ import { oauthGrant, REAL_BODIES } from '../support/oauth.js';
 import { requestFromPeer } from '../support/peer-request.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Clients": Dynamic Client Registration (RFC 7591), with the real bodies of the clients it names.
+// docs/oauth.md#dynamic-registration: Dynamic Client Registration (RFC 7591), with the real bodies of the clients it names.
 
 describe('POST /oauth/register', () => {
   let t: TestApp;

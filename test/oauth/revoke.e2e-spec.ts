@@ -5,7 +5,7 @@ import { rpc } from '../support/mcp-client.js';
 import { authorizeCode, connectByOAuth, consentingPerson, newClient, REAL_BODIES, tokenRequest } from '../support/oauth.js';
 import type { TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Tokens": POST /oauth/revoke (RFC 7009), on two instances sharing one database.
+// docs/oauth.md#revoke: POST /oauth/revoke (RFC 7009), on two instances sharing one database.
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
 describe('POST /oauth/revoke', () => {

@@ -13,7 +13,7 @@ import { rpc } from '../support/mcp-client.js';
 import { addAccountMember, addProjectMember, newUser, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md end to end, as a real client meets it: the official SDK client connects to /mcp with
+// docs/oauth.md end to end, as a real client meets it: the official SDK client connects to /mcp with
 // no token and finds its way (discovery, dynamic registration, PKCE); Debian's Chromium signs a
 // person in (a login link pasted into the sign-in page) and consents (the consent page and its CSP);
 // the loopback redirect URI gets the code, the SDK exchanges it, calls tools, refreshes an expired

@@ -6,7 +6,7 @@ import { callOk, rpc } from '../support/mcp-client.js';
 import { authorizeCode, consentingPerson, newClient, REAL_BODIES, tokenRequest } from '../support/oauth.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// spec/oauth.md "Tokens: POST /oauth/token", grant_type=authorization_code, and the grant it makes.
+// POST /oauth/token (docs/oauth.md#tokens), grant_type=authorization_code, and the grant it makes.
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
 describe('POST /oauth/token: authorization_code', () => {
@@ -39,7 +39,7 @@ describe('POST /oauth/token: authorization_code', () => {
   }
 
   describe('success', () => {
-    it('200 with the token answer of the contract, no-store', async () => {
+    it('200 with the documented token answer, no-store', async () => {
       const res = await exchange(await consented());
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');

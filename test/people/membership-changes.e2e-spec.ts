@@ -7,7 +7,7 @@ import { addAccountMember, addProjectMember, newUser } from '../support/people.j
 import type { TestApp } from '../support/test-app.js';
 
 /**
- * oauth.md "Every /mcp request with an OAuth grant": what a person may do changes through the admin
+ * docs/oauth.md#grants-follow-their-person: what a person may do changes through the admin
  * API of instance A, and their OAuth grant's next request on instance B (which had its principal
  * cached) already reaches what the person reaches now. Each check waits at most `SOON`, well under
  * the principal cache's 3 s, so it fails if B only notices when its entry expires.
@@ -138,7 +138,7 @@ describe('membership changes reach OAuth grants on every instance at their next 
     const refused = await soon(() => ping(s.token), (res) => res.status === 401);
     const challenge = String(refused.headers['www-authenticate']);
     expect(challenge).toMatch(/^Bearer /);
-    // The challenge names the error once the OAuth work adds it (oauth.md "Discovery").
+    // The challenge names the error once the OAuth work adds it (docs/oauth.md#discovery).
     if (challenge.includes('error=')) expect(challenge).toContain('error="invalid_token"');
     expect((await ping(second.token)).status).toBe(401);
     expect((await rpc(a, s.token, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(401);

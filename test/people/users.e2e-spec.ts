@@ -19,7 +19,7 @@ describe('admin API: users', () => {
   afterAll(() => db?.drop());
 
   describe('POST /admin/v1/users', () => {
-    it('creates a user: 201 with exactly the contract fields, the email stored lower-case', async () => {
+    it('creates a user: 201 with exactly the documented fields, the email stored lower-case', async () => {
       const email = `Ada.${unique()}@Example.COM`;
       const res = await call(t, 'post', '/admin/v1/users', { email, name: 'Ada Lovelace' });
       expect(res.status).toBe(201);

@@ -5,7 +5,7 @@ import { connectClient, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seedArticle } from '../mcp/mcp-e2e-helpers.js';
 
-// Issue 14 "Prompts": writing workflows with arguments, filtered per credential like the catalogue;
+// Prompts (docs/protocol.md#resources-prompts-completions-and-logging): writing workflows with arguments, filtered per credential like the catalogue;
 // article ids are looked up among the projects where the credential could run get_article.
 const PRODUCT_PROMPTS = ['draft_article', 'edit_for_tone', 'publish_checklist'];
 

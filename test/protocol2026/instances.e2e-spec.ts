@@ -5,8 +5,8 @@ import type { TestApp } from '../support/test-app.js';
 import { CLIENT_INFO, expectModernResult, meta, modern, modernBody, modernHeaders } from '../support/wire2026.js';
 
 /**
- * One 2026-07-28 client whose consecutive calls land on two instances behind a gateway (issue 15
- * "Tests"): nothing of one request is kept for the next (no session), so any instance serves any call;
+ * One 2026-07-28 client whose consecutive calls land on two instances behind a gateway
+ * (docs/protocol.md#the-2026-07-28-era): nothing of one request is kept for the next (no session), so any instance serves any call;
  * the catalogue, routing, jobs and progress work as in 2025.
  */
 describe('/mcp 2026-07-28 across two instances', () => {
@@ -37,7 +37,7 @@ describe('/mcp 2026-07-28 across two instances', () => {
     // Two projects: the project-scoped tools require project_id, as in 2025.
     expect(tools.find((t: any) => t.name === 'create_article').inputSchema.required).toContain('project_id');
 
-    // Not set up yet: the writer asks for its setup, as the seed describes (the client declared no elicitation).
+    // Not set up yet: the writer asks for its setup (docs/protocol.md#the-writer-setup-handshake; the client declared no elicitation).
     const setup = await tool('write_article', { project_id: project, brief: 'Bread' });
     expect(setup.structuredContent.status).toBe('setup_required');
     await tool('configure_agent', { project_id: project, agent: 'writer', answers: WRITER_ANSWERS });

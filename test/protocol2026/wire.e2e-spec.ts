@@ -5,7 +5,7 @@ import { streamingCall } from '../support/sse-call.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CLIENT_INFO, expectError, expectModernResult, meta, META_KEYS, MODERN, modern, modernBody, modernHeaders } from '../support/wire2026.js';
 
-// MCP 2026-07-28 beside 2025 on the same POST /mcp (issue 15, design-15 §2): the era decided once
+// MCP 2026-07-28 beside 2025 on the same POST /mcp (docs/protocol.md#the-2026-07-28-era): the era decided once
 // per request, the revision's refusals in order with their HTTP statuses, the modern method table,
 // decorated results; a 2025 client on the same server unaffected.
 describe('/mcp in both eras: the 2026-07-28 wire', () => {

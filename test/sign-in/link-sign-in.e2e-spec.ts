@@ -17,7 +17,7 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
   });
 
   describe('GET /oauth/login?token=…', () => {
-    it('shows one "Sign in as <email>" button posting token, return_to and csrf to /oauth/login; no script; the CSP of the contract', async () => {
+    it('shows one "Sign in as <email>" button posting token, return_to and csrf to /oauth/login; no script; the documented CSP', async () => {
       const link = await newLink(t, person.id, { return_to: '/console/projects?x=1' });
       const res = await t.http.get(pathOf(link.url));
       expect(res.status).toBe(200);

@@ -6,7 +6,7 @@ import type { TestApp } from '../support/test-app.js';
 // Sign-in through the pages, as a browser without script does it: read the form from the HTML, keep
 // the cookies, post the form back.
 
-/** The CSP every page sends (spec/oauth.md "Authorize" 6, with no extra form-action source). */
+/** The CSP every page sends (docs/oauth.md#what-every-oauth-endpoint-shares, with no extra form-action source). */
 export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'";
 
 /** The cookies a response sets, by name: `{value, attributes}` (attributes lower-cased). */

@@ -14,7 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 /** Debian's Chromium (`apt-get install chromium`). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-/** The command line the browser tests run Chromium with (issue 12). */
+/** The command line the browser tests run Chromium with (README.md#running-the-tests). */
 export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',

@@ -3,7 +3,7 @@ import type { TestApp } from './test-app.js';
 
 /**
  * The MCP 2026-07-28 wire, raw (no SDK client speaks it yet): what the conformance suite's stateless
- * client sends (docs/protocol.md "The 2026-07-28 era") — the `MCP-Protocol-Version`, `Mcp-Method` and
+ * client sends (docs/protocol.md#the-2026-07-28-era) — the `MCP-Protocol-Version`, `Mcp-Method` and
  * `Mcp-Name` headers, and `params._meta` with the protocol version, the client's capabilities and
  * (optionally) its identity.
  * The one builder of 2026 requests for every test folder.

@@ -6,7 +6,7 @@ import { createTask, getTask, modern, waitForTask } from './tasks-wire.js';
 
 /**
  * The product's job tools as tasks: write_article's and generate_image's tasks end with the job's
- * answer (the image inline, docs/protocol.md "Jobs and long calls"); cancelling the task cancels the job.
+ * answer (the image inline, docs/protocol.md#jobs-and-long-calls); cancelling the task cancels the job.
  */
 describe('write_article and generate_image as tasks', () => {
   let db: TestDatabase;

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * People and the OAuth 2.1 server (spec/oauth.md): users with account and project memberships,
+ * People and the OAuth 2.1 server (docs/oauth.md): users with account and project memberships,
  * sign-in (login links, browser sessions), OAuth clients, pending authorization requests, codes, and
  * the access and refresh tokens of OAuth grants. A grant stays one `credentials` row (type `grant`);
  * an OAuth grant has a user and a client, and its bearer secrets live in `oauth_tokens` (one grant

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `oidc` sign-in (spec/oauth.md "Sign-in"): a sign-in sent to the identity provider and not back yet.
+ * `oidc` sign-in (docs/oauth.md#sign-in-with-an-identity-provider-oidc): a sign-in sent to the identity provider and not back yet.
  * The PKCE verifier and the nonce stay on the server, in a row any instance can read when the
  * provider redirects back (the callback may reach another instance than the start); the browser
  * holds only the state, in an HttpOnly cookie that the callback's `state` must equal. The row is

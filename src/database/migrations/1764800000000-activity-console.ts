@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The owners' console's Activity page at 1,000,000 rows of one account (console.md "Fast at scale").
+ * The owners' console's Activity page at 1,000,000 rows of one account (docs/console.md#activity).
  *
  * - `activity_client_idx`: the client-name filter, ending in `id DESC` like every other filter's index
  *   (1764610000000-activity-log-scale), so its page is an index range scan; partial, as entries of

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `resources/subscribe` (spec/mcp.md, MCP "Subscriptions"): which session watches which URI, in
+ * `resources/subscribe` (docs/protocol.md#resources-prompts-completions-and-logging): which session watches which URI, in
  * Postgres so that any instance may take the subscription and the instance holding the session's
  * GET stream writes the update. A session's subscriptions go with it (purge deletes ended sessions).
  *

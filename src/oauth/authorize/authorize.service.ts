@@ -29,8 +29,8 @@ interface Asked {
 }
 
 /**
- * `GET /oauth/authorize` and `POST /oauth/consent` (README, "Connect by OAuth"): a request is checked
- * in the contract's order, the signed-in person is asked, and what they approve becomes a code.
+ * `GET /oauth/authorize` and `POST /oauth/consent` (docs/oauth.md#authorize, docs/oauth.md#consent): a request is
+ * checked in the documented order, the signed-in person is asked, and what they approve becomes a code.
  * Nothing a form says can widen what was asked or what the person may do.
  */
 @Injectable()

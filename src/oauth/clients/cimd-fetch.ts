@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress } from './address-policy.js';
 
-/** The limits of a metadata-document fetch (README.md, "Connect by OAuth"). */
+/** The limits of a metadata-document fetch (README.md#client-metadata-documents). */
 export const CIMD_TIMEOUT_MS = 5_000;
 export const CIMD_MAX_BYTES = 5 * 1024;
 

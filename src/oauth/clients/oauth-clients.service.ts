@@ -15,7 +15,7 @@ import { checkClientMetadata, type ClientMetadata } from './client-metadata.js';
 import type { ClientSource, OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
 
-/** A client in the admin list (spec/oauth.md, `GET /admin/v1/oauth-clients`). */
+/** A client in the admin list (`GET /admin/v1/oauth-clients`, docs/admin-api.md#oauth-clients). */
 export interface OAuthClientView {
   id: string;
   client_name: string | null;
@@ -25,7 +25,7 @@ export interface OAuthClientView {
   last_used_at: Date | null;
 }
 
-/** The largest registration body accepted (spec/oauth.md "Clients"); the server-wide JSON limit is 1 MiB. */
+/** The largest registration body accepted (docs/oauth.md#dynamic-registration); the server-wide JSON limit is 1 MiB. */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 export const CLIENT_SECRET_PREFIX = 'rbcs_';
 /** A document whose refetch fails is used this long after it was last fetched. */

@@ -6,7 +6,7 @@ export const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2_000;
 
 /**
- * Why `uri` may not be a redirect URI, or null when it may (spec/oauth.md "Clients"): https without
+ * Why `uri` may not be a redirect URI, or null when it may (docs/oauth.md#clients): https without
  * a fragment or userinfo; http only on a loopback host; or a private-use scheme of a native app
  * (`cursor://…`, `vscode://…`, `com.example.app:/cb`).
  */

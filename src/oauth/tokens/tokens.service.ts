@@ -33,7 +33,7 @@ const invalidGrant = (description: string) => new OAuthError('invalid_grant', de
 type Outcome<T> = { ok: T } | { revoked: OAuthError };
 
 /**
- * `POST /oauth/token` and `POST /oauth/revoke` (README, "Connect by OAuth"). A code becomes a grant, the
+ * `POST /oauth/token` and `POST /oauth/revoke` (docs/oauth.md#tokens, docs/oauth.md#revoke). A code becomes a grant, the
  * product's own credential record (type `grant`, source `oauth`, no secret of its own), with an
  * access and a refresh token kept as hashes; refresh tokens rotate. Each exchange or refresh runs
  * in one transaction holding the rows it reads. The grant itself is made, narrowed and revoked by

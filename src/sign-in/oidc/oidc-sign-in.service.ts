@@ -20,7 +20,7 @@ const STATE = /^[A-Za-z0-9_-]{20,100}$/;
 const PROVIDER_TIMEOUT_S = 10;
 
 /**
- * `oidc` sign-in (spec/oauth.md): the authorization code flow with PKCE, state and nonce to the
+ * `oidc` sign-in (docs/oauth.md#sign-in-with-an-identity-provider-oidc): the authorization code flow with PKCE, state and nonce to the
  * company's identity provider (openid-client), callback `GET /oauth/callback/oidc`. The verified
  * email (`email_verified` true, from the ID token or else the userinfo endpoint) picks the person;
  * the provider's issuer and `sub` are bound to them on their first sign-in and must match after.
