@@ -5,7 +5,7 @@ import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import type { LogLevel } from './client-capabilities.js';
 import type { RequestClient } from '../mcp/mcp-request.js';
-import type { Asker, ElicitParams, ElicitResult } from './input.js';
+import type { Asker } from './input.js';
 import type { Era } from '../mcp/protocol-version.js';
 
 /** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
@@ -91,14 +91,6 @@ export interface ToolContext {
    * again from the start on the retry, so ask before doing anything that must not happen twice.
    */
   ask: Asker['ask'];
-  /** Whether {@link elicit} can reach this client (form-mode elicitation declared; legacy: a session and an event stream). */
-  readonly canElicit: boolean;
-  /** Whether {@link sample} can reach this client. */
-  readonly canSample: boolean;
-  /** One form-mode `elicitation/create` ({@link ask} with the key `elicitation`); null when this client cannot be asked. */
-  elicit(params: ElicitParams): Promise<ElicitResult | null>;
-  /** One `sampling/createMessage` ({@link ask} with the key `sampling`); null when it cannot be asked. */
-  sample(params: Record<string, unknown>): Promise<Record<string, unknown> | null>;
   /**
    * For a tool declared `asksBeforeTask`: from here on the call runs as a task (when the request
    * declared the tasks extension); it runs again from the start as the task, its questions answered.

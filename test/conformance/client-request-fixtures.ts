@@ -6,7 +6,7 @@ import { McpTool, ToolReply, type ElicitParams, type ElicitResult, type ToolArgs
 /**
  * The fixture tools of the conformance scenarios about logging, sampling and elicitation
  * (tools-call-with-logging, tools-call-sampling, tools-call-elicitation, elicitation-sep1034-defaults,
- * elicitation-sep1330-enums), through the product's own ToolContext: `log`, `sample`, `elicit`.
+ * elicitation-sep1330-enums), through the product's own ToolContext: `log` and `ask`.
  * Registered only by the conformance entry point, never by the product's build.
  */
 
@@ -22,7 +22,7 @@ function text(value: string): ToolReply {
 
 /** Elicitation a client cannot take (no capability, no session, no event stream) is a tool error, as the scenarios ask. */
 async function elicitOrFail(ctx: ToolContext, params: ElicitParams): Promise<ElicitResult> {
-  const result = await ctx.elicit(params);
+  const { elicitation: result } = await ctx.ask({ elicitation: { method: 'elicitation/create', params } });
   if (!result) throw new DomainError('unavailable', 'This client cannot be asked: it declared no elicitation capability, has no session, or does not accept an event stream.');
   return result;
 }
@@ -46,7 +46,7 @@ const SAMPLING_INPUT = { type: 'object', properties: { prompt: { type: 'string',
 @Injectable()
 export class SamplingFixture {
   run = async ({ prompt }: ToolArgs<typeof SAMPLING_INPUT>, ctx: ToolContext) => {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+    const { sampling: result } = await ctx.ask({ sampling: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 } } });
     if (!result) throw new DomainError('unavailable', 'This client cannot be asked: it declared no sampling capability, has no session, or does not accept an event stream.');
     const content = result.content as { type?: string; text?: string } | undefined;
     return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content ?? null)}`);
