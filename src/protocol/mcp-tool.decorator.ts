@@ -106,20 +106,36 @@ export type { ElicitParams, ElicitProperty, ElicitResult } from './input.js';
 /** An MCP content block (text, image, audio, resource...). */
 export type ContentBlock = Record<string, unknown> & { type: string };
 
-/** A tool answer with more than the JSON text block: extra content, raw content (conformance fixtures), or its outcome. */
+/**
+ * A tool answer with more than its JSON object: content after it (a job's image), or how the activity
+ * log records the call. A subclass may shape its own result by overriding {@link result}; the product's
+ * tools do not (the conformance fixtures answer bare content blocks that way, in test/conformance/).
+ */
 export class ToolReply {
   constructor(
-    readonly value: Record<string, unknown> | null,
+    readonly value: Record<string, unknown>,
     readonly extraContent: ContentBlock[] = [],
-    readonly rawContent?: ContentBlock[],
     /** What the activity log records of the call: a tool that answers without doing its work says so. */
     readonly outcome: Outcome = 'ok',
   ) {}
 
   /** A JSON answer recorded with `outcome` (e.g. `setup_required`: the tool asks for its setup instead of working). */
   static withOutcome(outcome: Outcome, value: object): ToolReply {
-    return new ToolReply(value as Record<string, unknown>, [], undefined, outcome);
+    return new ToolReply(value as Record<string, unknown>, [], outcome);
   }
+
+  /** The `tools/call` result: {@link jsonToolResult} of the value, the extra content after its text block. */
+  result(): Record<string, unknown> {
+    return jsonToolResult(this.value, this.extraContent);
+  }
+}
+
+/**
+ * A `tools/call` result (docs/protocol.md#toolscall): the tool's JSON object as one pretty-printed
+ * text block plus `structuredContent`, with `extra` content after the text block.
+ */
+export function jsonToolResult(value: Record<string, unknown>, extra: ContentBlock[] = []): Record<string, unknown> {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value };
 }
 
 /** A tool provider: a thin adapter from arguments to a domain service. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../src/common/domain-error.js';
-import { McpTool, ToolReply, type ElicitParams, type ElicitResult, type ToolArgs, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ElicitParams, type ElicitResult, type ToolArgs, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { text } from './content-reply.js';
 
 /**
  * The fixture tools of the conformance scenarios about logging, sampling and elicitation
@@ -14,10 +15,6 @@ const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
 
 function fixture<const Input extends ToolDefinition['input']>(name: string, title: string, description: string, input: Input): ToolDefinition<Input> {
   return { name, title, description, input, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
-}
-
-function text(value: string): ToolReply {
-  return new ToolReply(null, [], [{ type: 'text', text: value }]);
 }
 
 /** Elicitation a client cannot take (no capability, no session, no event stream) is a tool error, as the scenarios ask. */

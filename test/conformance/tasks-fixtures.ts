@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../src/common/domain-error.js';
 import type { ElicitParams } from '../../src/protocol/input.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { text } from './content-reply.js';
 
 /**
  * The fixtures of the tasks-* scenarios (MCP tasks extension, SEP-2663; not scored): a sync-only
@@ -16,10 +17,6 @@ function fixture<const I extends Input>(name: string, description: string, input
 }
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
-
-function text(value: string): ToolReply {
-  return new ToolReply(null, [], [{ type: 'text', text: value }]);
-}
 
 function form(message: string, properties: ElicitParams['requestedSchema']['properties']): { method: 'elicitation/create'; params: ElicitParams } {
   return { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties, required: Object.keys(properties) } } };
