@@ -46,9 +46,9 @@ export interface ToolDefinition<Input extends ObjectSchema = ObjectSchema> {
   /**
    * Whether a 2026-07-28 call may run as a task (tasks extension; 2025-11-25's `execution.taskSupport`):
    * `optional` becomes a task when the request declares the extension and runs synchronously otherwise;
-   * `required` needs the extension (-32021 without it); `forbidden` (the default) always runs synchronously.
+   * `forbidden` (the default) always runs synchronously. (MCP's `required` is not offered: no tool needs it.)
    */
-  taskSupport?: 'forbidden' | 'optional' | 'required';
+  taskSupport?: 'forbidden' | 'optional';
   /**
    * With task support: the call first runs in its request, asking the client with input_required
    * rounds, and becomes a task when the tool calls {@link ToolContext.detach} (MRTR, then a task).
