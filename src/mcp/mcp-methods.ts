@@ -182,21 +182,17 @@ export class McpMethods implements OnModuleInit {
     // 2026-07-28: a tool that supports tasks runs as one when the request declares the extension.
     const name = params !== null && typeof params === 'object' ? (params as { name?: unknown }).name : undefined;
     const definition = era === 'modern' && this.toolTasks && typeof name === 'string' ? this.access.find(principal, name)?.definition : undefined;
-    const support = definition?.taskSupport ?? 'forbidden';
-    if (definition && this.toolTasks && support !== 'forbidden') {
-      const tasks = this.toolTasks;
-      if (tasks.declared(client)) {
-        const start = () => tasks.start(call, definition.name);
-        if (!definition.asksBeforeTask) return start();
-        // It asks first (input_required rounds in this request), then becomes a task where it says so.
-        try {
-          return await this.tools.call({ principal, session, era, client, params, signal, stream, detachable: true });
-        } catch (err) {
-          if (err instanceof DetachToTask) return start();
-          throw err;
-        }
+    const tasks = this.toolTasks;
+    if (definition?.taskSupport === 'optional' && tasks?.declared(client)) {
+      const start = () => tasks.start(call, definition.name);
+      if (!definition.asksBeforeTask) return start();
+      // It asks first (input_required rounds in this request), then becomes a task where it says so.
+      try {
+        return await this.tools.call({ principal, session, era, client, params, signal, stream, detachable: true });
+      } catch (err) {
+        if (err instanceof DetachToTask) return start();
+        throw err;
       }
-      if (support === 'required') throw tasks.missing(`the tool ${definition.name}, which only runs as a task,`);
     }
     // Only a session's requests can be cancelled by notifications/cancelled (see cancelled()).
     return this.tools.call({ principal, session, era, client, params, signal, stream, requestKey: session ? requestKey(session.id, id) : undefined });

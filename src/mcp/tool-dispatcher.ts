@@ -59,10 +59,6 @@ export class ToolDispatcher implements ToolCalls {
         log: (level, data) => stream.log(level, data, name),
         canAsk: asker.canAsk,
         ask: asker.ask,
-        canElicit: asker.canAsk('elicitation/create'),
-        canSample: asker.canAsk('sampling/createMessage'),
-        elicit: async (request) => (await asker.ask({ elicitation: { method: 'elicitation/create', params: request } })).elicitation,
-        sample: async (request) => (await asker.ask({ sampling: { method: 'sampling/createMessage', params: request } })).sampling,
         detach: async () => {
           if (detachable) throw new DetachToTask();
         },

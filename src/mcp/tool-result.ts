@@ -1,14 +1,11 @@
-import { ToolReply, type ContentBlock } from '../protocol/mcp-tool.decorator.js';
+import { jsonToolResult, ToolReply } from '../protocol/mcp-tool.decorator.js';
 
 /**
- * A `tools/call` result (docs/protocol.md#toolscall): the tool's JSON object as one pretty-printed text
- * block plus `structuredContent`, with a reply's extra content after it.
+ * A `tools/call` result (docs/protocol.md#toolscall): a {@link ToolReply} shapes its own; any other answer is
+ * {@link jsonToolResult} of the object (one pretty-printed text block plus `structuredContent`).
  */
 export function toolResult(reply: object | ToolReply): Record<string, unknown> {
-  if (reply instanceof ToolReply && reply.rawContent) return { content: reply.rawContent };
-  const value = (reply instanceof ToolReply ? reply.value! : reply) as Record<string, unknown>;
-  const extra: ContentBlock[] = reply instanceof ToolReply ? reply.extraContent : [];
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value };
+  return reply instanceof ToolReply ? reply.result() : jsonToolResult(reply as Record<string, unknown>);
 }
 
 /** A tool error: `{"error":{"code","message","details"?}}`, `details` as in the admin API's errors (the figures a model can act on). */

@@ -118,8 +118,6 @@ export abstract class ToolCalls {
 export abstract class ToolTasks {
   /** Whether the request declared the extension. */
   abstract declared(client: RequestClient): boolean;
-  /** The error for a call of a tool that only runs as a task, from a request that did not declare the extension. */
-  abstract missing(what: string): Error;
   /** Starts the call of `tool` as a task and answers its creation. */
   abstract start(call: MethodCall, tool: string): Promise<MethodResult>;
 }

@@ -5,7 +5,7 @@ import type { ReachableProject, Principal } from '../auth/principal.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import type { LogLevel } from './client-capabilities.js';
 import type { RequestClient } from '../mcp/mcp-request.js';
-import type { Asker, ElicitParams, ElicitResult } from './input.js';
+import type { Asker } from './input.js';
 import type { Era } from '../mcp/protocol-version.js';
 
 /** A JSON Schema of an object (the subset the tools use); a tool's input is declared `as const`, see {@link ToolArgs}. */
@@ -46,9 +46,9 @@ export interface ToolDefinition<Input extends ObjectSchema = ObjectSchema> {
   /**
    * Whether a 2026-07-28 call may run as a task (tasks extension; 2025-11-25's `execution.taskSupport`):
    * `optional` becomes a task when the request declares the extension and runs synchronously otherwise;
-   * `required` needs the extension (-32021 without it); `forbidden` (the default) always runs synchronously.
+   * `forbidden` (the default) always runs synchronously. (MCP's `required` is not offered: no tool needs it.)
    */
-  taskSupport?: 'forbidden' | 'optional' | 'required';
+  taskSupport?: 'forbidden' | 'optional';
   /**
    * With task support: the call first runs in its request, asking the client with input_required
    * rounds, and becomes a task when the tool calls {@link ToolContext.detach} (MRTR, then a task).
@@ -91,14 +91,6 @@ export interface ToolContext {
    * again from the start on the retry, so ask before doing anything that must not happen twice.
    */
   ask: Asker['ask'];
-  /** Whether {@link elicit} can reach this client (form-mode elicitation declared; legacy: a session and an event stream). */
-  readonly canElicit: boolean;
-  /** Whether {@link sample} can reach this client. */
-  readonly canSample: boolean;
-  /** One form-mode `elicitation/create` ({@link ask} with the key `elicitation`); null when this client cannot be asked. */
-  elicit(params: ElicitParams): Promise<ElicitResult | null>;
-  /** One `sampling/createMessage` ({@link ask} with the key `sampling`); null when it cannot be asked. */
-  sample(params: Record<string, unknown>): Promise<Record<string, unknown> | null>;
   /**
    * For a tool declared `asksBeforeTask`: from here on the call runs as a task (when the request
    * declared the tasks extension); it runs again from the start as the task, its questions answered.
@@ -114,20 +106,36 @@ export type { ElicitParams, ElicitProperty, ElicitResult } from './input.js';
 /** An MCP content block (text, image, audio, resource...). */
 export type ContentBlock = Record<string, unknown> & { type: string };
 
-/** A tool answer with more than the JSON text block: extra content, raw content (conformance fixtures), or its outcome. */
+/**
+ * A tool answer with more than its JSON object: content after it (a job's image), or how the activity
+ * log records the call. A subclass may shape its own result by overriding {@link result}; the product's
+ * tools do not (the conformance fixtures answer bare content blocks that way, in test/conformance/).
+ */
 export class ToolReply {
   constructor(
-    readonly value: Record<string, unknown> | null,
+    readonly value: Record<string, unknown>,
     readonly extraContent: ContentBlock[] = [],
-    readonly rawContent?: ContentBlock[],
     /** What the activity log records of the call: a tool that answers without doing its work says so. */
     readonly outcome: Outcome = 'ok',
   ) {}
 
   /** A JSON answer recorded with `outcome` (e.g. `setup_required`: the tool asks for its setup instead of working). */
   static withOutcome(outcome: Outcome, value: object): ToolReply {
-    return new ToolReply(value as Record<string, unknown>, [], undefined, outcome);
+    return new ToolReply(value as Record<string, unknown>, [], outcome);
   }
+
+  /** The `tools/call` result: {@link jsonToolResult} of the value, the extra content after its text block. */
+  result(): Record<string, unknown> {
+    return jsonToolResult(this.value, this.extraContent);
+  }
+}
+
+/**
+ * A `tools/call` result (docs/protocol.md#toolscall): the tool's JSON object as one pretty-printed
+ * text block plus `structuredContent`, with `extra` content after the text block.
+ */
+export function jsonToolResult(value: Record<string, unknown>, extra: ContentBlock[] = []): Record<string, unknown> {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value };
 }
 
 /** A tool provider: a thin adapter from arguments to a domain service. */

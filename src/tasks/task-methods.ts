@@ -26,10 +26,6 @@ export class TaskMethods extends ToolTasks {
     return declaresTasks(client.capabilities);
   }
 
-  missing(what: string): Error {
-    return tasksCapabilityMissing(what);
-  }
-
   start({ principal, client, params }: MethodCall, tool: string): Promise<MethodResult> {
     const { _meta: _ignored, task: _hint, ...call } = params as Record<string, unknown>;
     return this.tasks.start(principal, tool, { params: call, capabilities: client.capabilities }, this.runner(principal, client));

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../src/common/domain-error.js';
-import { McpTool, ToolReply, type ElicitParams, type ElicitResult, type ToolArgs, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ElicitParams, type ElicitResult, type ToolArgs, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { text } from './content-reply.js';
 
 /**
  * The fixture tools of the conformance scenarios about logging, sampling and elicitation
  * (tools-call-with-logging, tools-call-sampling, tools-call-elicitation, elicitation-sep1034-defaults,
- * elicitation-sep1330-enums), through the product's own ToolContext: `log`, `sample`, `elicit`.
+ * elicitation-sep1330-enums), through the product's own ToolContext: `log` and `ask`.
  * Registered only by the conformance entry point, never by the product's build.
  */
 
@@ -16,13 +17,9 @@ function fixture<const Input extends ToolDefinition['input']>(name: string, titl
   return { name, title, description, input, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
 }
 
-function text(value: string): ToolReply {
-  return new ToolReply(null, [], [{ type: 'text', text: value }]);
-}
-
 /** Elicitation a client cannot take (no capability, no session, no event stream) is a tool error, as the scenarios ask. */
 async function elicitOrFail(ctx: ToolContext, params: ElicitParams): Promise<ElicitResult> {
-  const result = await ctx.elicit(params);
+  const { elicitation: result } = await ctx.ask({ elicitation: { method: 'elicitation/create', params } });
   if (!result) throw new DomainError('unavailable', 'This client cannot be asked: it declared no elicitation capability, has no session, or does not accept an event stream.');
   return result;
 }
@@ -46,7 +43,7 @@ const SAMPLING_INPUT = { type: 'object', properties: { prompt: { type: 'string',
 @Injectable()
 export class SamplingFixture {
   run = async ({ prompt }: ToolArgs<typeof SAMPLING_INPUT>, ctx: ToolContext) => {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+    const { sampling: result } = await ctx.ask({ sampling: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 } } });
     if (!result) throw new DomainError('unavailable', 'This client cannot be asked: it declared no sampling capability, has no session, or does not accept an event stream.');
     const content = result.content as { type?: string; text?: string } | undefined;
     return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content ?? null)}`);

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../src/common/domain-error.js';
-import { McpTool, ToolReply, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ContentBlock, type McpToolHandler, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { ContentReply } from './content-reply.js';
 
 /**
  * The fixture tools that the server scenarios of `@modelcontextprotocol/conformance` call
@@ -22,8 +23,8 @@ function fixture(name: string, title: string, description: string): ToolDefiniti
   return { name, title, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
 }
 
-function reply(...content: ContentBlock[]): ToolReply {
-  return new ToolReply(null, [], content);
+function reply(...content: ContentBlock[]): ContentReply {
+  return new ContentReply(content);
 }
 
 @McpTool(fixture('test_simple_text', 'Simple text', 'Conformance fixture: returns one text block.'))

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { McpTool, ToolReply, type McpToolHandler } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type McpToolHandler } from '../../src/protocol/mcp-tool.decorator.js';
+import { text } from './content-reply.js';
 
 /**
  * The fixture tool of the suite's json-schema-2020-12 scenario (SEP-1613, SEP-2106): its input schema
@@ -43,7 +44,7 @@ export const JSON_SCHEMA_2020_12_INPUT = {
 @Injectable()
 export class JsonSchema202012Fixture implements McpToolHandler {
   async run(args: unknown) {
-    return new ToolReply(null, [], [{ type: 'text', text: `Received: ${JSON.stringify(args)}` }]);
+    return text(`Received: ${JSON.stringify(args)}`);
   }
 }
 

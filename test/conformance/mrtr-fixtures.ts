@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../src/common/domain-error.js';
 import { RpcError } from '../../src/protocol/json-rpc.js';
 import { type ElicitParams, type InputRequest } from '../../src/protocol/input.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
 import { McpPrompt, type McpPromptHandler, type PromptContext, type PromptDefinition } from '../../src/prompts/mcp-prompt.decorator.js';
+import { text } from './content-reply.js';
 
 /**
  * The fixtures of the 2026-07-28 input-required-result-* scenarios (SEP-2322, "MRTR") and of
@@ -17,10 +18,6 @@ const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
 
 function fixture(name: string, description: string): ToolDefinition<typeof NO_ARGUMENTS> {
   return { name, title: name, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
-}
-
-function text(value: string): ToolReply {
-  return new ToolReply(null, [], [{ type: 'text', text: value }]);
 }
 
 function form(message: string, properties: ElicitParams['requestedSchema']['properties'], required = Object.keys(properties)): { method: 'elicitation/create'; params: ElicitParams } {

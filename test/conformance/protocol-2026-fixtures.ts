@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RpcError } from '../../src/protocol/json-rpc.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { text } from './content-reply.js';
 
 /**
  * The diagnostic tools of the 2026-07-28 `server-stateless` scenario (README.md#conformance):
@@ -13,10 +14,6 @@ const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
 
 function fixture(name: string, title: string, description: string): ToolDefinition<typeof NO_ARGUMENTS> {
   return { name, title, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
-}
-
-function text(value: string): ToolReply {
-  return new ToolReply(null, [], [{ type: 'text', text: value }]);
 }
 
 @McpTool(fixture('test_missing_capability', 'Missing capability', 'Conformance fixture: needs the sampling capability declared in this request (-32021 otherwise).'))

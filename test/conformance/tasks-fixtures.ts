@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../src/common/domain-error.js';
 import type { ElicitParams } from '../../src/protocol/input.js';
-import { McpTool, ToolReply, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { McpTool, type ToolContext, type ToolDefinition } from '../../src/protocol/mcp-tool.decorator.js';
+import { declaresTasks, tasksCapabilityMissing } from '../../src/tasks/task.js';
+import { text } from './content-reply.js';
 
 /**
  * The fixtures of the tasks-* scenarios (MCP tasks extension, SEP-2663; not scored): a sync-only
@@ -17,8 +19,13 @@ function fixture<const I extends Input>(name: string, description: string, input
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
 
-function text(value: string): ToolReply {
-  return new ToolReply(null, [], [{ type: 'text', text: value }]);
+/**
+ * MCP's "task required" (`taskSupport: required`), which no product tool needs, so it is kept here: a
+ * 2026-07-28 request that did not declare the tasks extension is refused (-32021) before the tool does
+ * anything. The tool declares `optional`, so with the extension its call is a task, and this passes.
+ */
+function requireTask(ctx: ToolContext, tool: string): void {
+  if (ctx.era === 'modern' && !declaresTasks(ctx.client.capabilities)) throw tasksCapabilityMissing(`the tool ${tool}, which only runs as a task,`);
 }
 
 function form(message: string, properties: ElicitParams['requestedSchema']['properties']): { method: 'elicitation/create'; params: ElicitParams } {
@@ -73,10 +80,11 @@ export class SlowComputeFixture {
   };
 }
 
-@McpTool(fixture('failing_job', 'Tasks fixture (task required): fails as a tool (isError) after about a second.', NO_ARGUMENTS, 'required'))
+@McpTool(fixture('failing_job', 'Tasks fixture (task required): fails as a tool (isError) after about a second.', NO_ARGUMENTS, 'optional'))
 @Injectable()
 export class FailingJobFixture {
   run = async (_args: unknown, ctx: ToolContext): Promise<object> => {
+    requireTask(ctx, 'failing_job');
     await sleep(1000, ctx.signal);
     throw new DomainError('unavailable', 'The job failed on purpose (conformance fixture).');
   };
@@ -115,10 +123,11 @@ export class MultiInputFixture {
   };
 }
 
-@McpTool(fixture('test_tool_with_task', 'Tasks fixture (task required): asks for a name in the request (input_required), then runs as a task that greets it.', NO_ARGUMENTS, 'required', true))
+@McpTool(fixture('test_tool_with_task', 'Tasks fixture (task required): asks for a name in the request (input_required), then runs as a task that greets it.', NO_ARGUMENTS, 'optional', true))
 @Injectable()
 export class ToolWithTaskFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
+    requireTask(ctx, 'test_tool_with_task');
     const { user_name } = await ctx.ask({ user_name: form('What is your name?', { name: { type: 'string' } }) });
     await ctx.detach();
     await sleep(200, ctx.signal);

@@ -1,0 +1,22 @@
+import { ToolReply } from '../protocol/mcp-tool.decorator.js';
+import { toolResult } from './tool-result.js';
+
+describe('toolResult', () => {
+  it('answers a plain object as one pretty-printed text block plus structuredContent', () => {
+    expect(toolResult({ id: 'a' })).toEqual({ content: [{ type: 'text', text: '{\n  "id": "a"\n}' }], structuredContent: { id: 'a' } });
+  });
+
+  it("puts a ToolReply's extra content after the text block; its outcome is not part of the result", () => {
+    const image = { type: 'image', data: 'AA==', mimeType: 'image/png' };
+    expect(toolResult(new ToolReply({ id: 'a' }, [image], 'setup_required'))).toEqual({ content: [{ type: 'text', text: '{\n  "id": "a"\n}' }, image], structuredContent: { id: 'a' } });
+  });
+
+  it('lets a ToolReply that overrides result() shape its own (the hook the conformance fixtures use)', () => {
+    class Bare extends ToolReply {
+      override result() {
+        return { content: [{ type: 'text', text: 'bare' }] };
+      }
+    }
+    expect(toolResult(new Bare({}))).toEqual({ content: [{ type: 'text', text: 'bare' }] });
+  });
+});
