@@ -17,7 +17,8 @@ const EDGES = 'mcp|admin|oauth|sign-in|console';
 /** The MCP features beside the transport: they import the protocol leaf and the domain, never the transport. */
 const MCP_FEATURES = 'tools|resources|prompts|completions|tasks';
 /** The domain: services, repositories and the infrastructure under them. */
-const DOMAIN = 'accounts|activity|agents|ai|articles|auth|common|config|database|health|jobs|login-links|media|metrics|people|projects|queries|rate-limit|users';
+const DOMAIN =
+  'accounts|activity|agents|ai|articles|auth|common|config|database|health|jobs|login-links|media|metrics|people|projects|queries|rate-limit|users';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -87,4 +88,3 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
   },
 };
-

@@ -27,7 +27,9 @@ const chromiumMissing = (() => {
   }
 })();
 if (chromiumMissing && process.env.CI !== 'true') {
-  console.warn('Leaving out the browser suites (test/browser, test/**/*-browser.e2e-spec.ts): Chromium is not installed at /usr/bin/chromium (apt-get install -y chromium; .ci/run does). With CI=true they run and fail instead.');
+  console.warn(
+    'Leaving out the browser suites (test/browser, test/**/*-browser.e2e-spec.ts): Chromium is not installed at /usr/bin/chromium (apt-get install -y chromium; .ci/run does). With CI=true they run and fail instead.',
+  );
 }
 
 module.exports = {

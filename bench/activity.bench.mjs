@@ -59,16 +59,23 @@ async function measure(target, warm) {
   const opts = { url: target.server.url, method: 'POST', headers: target.headers, body: target.body, connections: CONNECTIONS };
   if (warm && WARMUP > 0) await autocannon({ ...opts, duration: WARMUP });
   process.stdout.write(`  ${target.name}: `);
-  const lag0 = [await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'), await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count')];
+  const lag0 = [
+    await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'),
+    await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count'),
+  ];
   const batch0 = [await metric(target.server.origin, 'reblog_activity_batch_size_sum'), await metric(target.server.origin, 'reblog_activity_batch_size_count')];
   const cpu0 = cpuSeconds(target.server.pid);
   const pg0 = postgresCpuSeconds(target.server);
   const r = await autocannon({ ...opts, duration: DURATION });
   const cpu = cpuSeconds(target.server.pid) - cpu0;
   const pgCpu = postgresCpuSeconds(target.server) - pg0;
-  const lag1 = [await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'), await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count')];
+  const lag1 = [
+    await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'),
+    await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count'),
+  ];
   const batch1 = [await metric(target.server.origin, 'reblog_activity_batch_size_sum'), await metric(target.server.origin, 'reblog_activity_batch_size_count')];
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
   const commits = lag1[1] - lag0[1];
   const result = {
     rps: Math.round(r.requests.average),
@@ -80,7 +87,9 @@ async function measure(target, warm) {
     commitWaitMs: commits > 0 ? +((1000 * (lag1[0] - lag0[0])) / commits).toFixed(2) : null,
     entriesPerCommit: batch1[1] > batch0[1] ? +((batch1[0] - batch0[0]) / (batch1[1] - batch0[1])).toFixed(1) : null,
   };
-  console.log(`${result.rps} req/s, p99 ${result.p99} ms, CPU ${result.cpuMsPerRequest} + PostgreSQL ${result.pgCpuMsPerRequest} ms/req${result.commitWaitMs !== null ? `, commit wait ${result.commitWaitMs} ms, ${result.entriesPerCommit} entries/commit` : ''}`);
+  console.log(
+    `${result.rps} req/s, p99 ${result.p99} ms, CPU ${result.cpuMsPerRequest} + PostgreSQL ${result.pgCpuMsPerRequest} ms/req${result.commitWaitMs !== null ? `, commit wait ${result.commitWaitMs} ms, ${result.entriesPerCommit} entries/commit` : ''}`,
+  );
   return result;
 }
 
@@ -88,7 +97,9 @@ async function measure(target, warm) {
 async function startRedis() {
   if (spawnSync('redis-server', ['--version']).error) return null;
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise((ready, fail) => {
     let out = '';
     child.stdout.on('data', (c) => ((out += c), out.includes('Ready to accept') && ready()));
@@ -100,7 +111,9 @@ async function startRedis() {
 /** The embedded PostgreSQL of a server started by scripts/lib/server.mjs. */
 function databaseUrl(server) {
   const password = readFileSync(join(server.dataDir, 'postgres.password'), 'utf8').trim();
-  const port = readFileSync(join(server.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3].trim();
+  const port = readFileSync(join(server.dataDir, 'postgres', 'postmaster.pid'), 'utf8')
+    .split('\n')[3]
+    .trim();
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/reblog`;
 }
 
@@ -109,8 +122,11 @@ async function seedActivity(url, rows) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows: [demo] } = await client.query(`SELECT a.id AS account_id, c.id AS credential_id FROM accounts a JOIN credentials c ON c.account_id = a.id LIMIT 1`);
-    await client.query(`
+    const {
+      rows: [demo],
+    } = await client.query(`SELECT a.id AS account_id, c.id AS credential_id FROM accounts a JOIN credentials c ON c.account_id = a.id LIMIT 1`);
+    await client.query(
+      `
       INSERT INTO activity_log (id, at, account_id, credential_type, credential_id, credential_name, client_name, client_version, session_id, method, tool, project_id, outcome, error, duration_ms, count)
       SELECT (lpad(to_hex((extract(epoch FROM s.ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(s.g::text), 1, 3) || '8' || substr(md5(s.g::text), 4, 15))::uuid,
              s.ts, CASE WHEN s.g % 10 < 7 THEN $1::uuid ELSE md5('acct' || (s.g % 20))::uuid END, 'api_key',
@@ -124,7 +140,9 @@ async function seedActivity(url, rows) {
       [demo.account_id, demo.credential_id, rows],
     );
     await client.query('VACUUM ANALYZE activity_log');
-    const { rows: [mid] } = await client.query(`SELECT id FROM activity_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1`, [demo.account_id, Math.floor(rows * 0.35)]);
+    const {
+      rows: [mid],
+    } = await client.query(`SELECT id FROM activity_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1`, [demo.account_id, Math.floor(rows * 0.35)]);
     return { accountId: demo.account_id, credentialId: demo.credential_id, midId: mid.id };
   } finally {
     await client.end();
@@ -166,7 +184,11 @@ function table(head, lines) {
 
 async function main() {
   await build();
-  console.log(`Activity-log bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s.\n`);
+  console.log(
+    `Activity-log bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s.\n`,
+  );
   const redis = await startRedis();
   if (!redis) console.log('redis-server not found: the Redis rate-limit store is not measured (apt-get install redis-server).');
   const env = { ADMIN_TOKEN };
@@ -178,7 +200,12 @@ async function main() {
     started.push(off);
     const withRedis = redis ? await startServer({ env: { ...env, REDIS_URL: redis.url } }) : null;
     if (withRedis) started.push(withRedis);
-    const headers = (s) => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${s.key}`, 'mcp-protocol-version': '2025-11-25' });
+    const headers = (s) => ({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${s.key}`,
+      'mcp-protocol-version': '2025-11-25',
+    });
     const targets = [
       { name: 'log on: tools/list', server: on, body: LIST },
       { name: 'log off: tools/list', server: off, body: LIST },
@@ -198,7 +225,17 @@ async function main() {
     const rows = targets.map((t) => {
       const runs = rounds.map((r) => r[t.name]);
       const m = (f) => median(runs.map((x) => x[f]));
-      return { name: t.name, rps: Math.round(m('rps')), p50: m('p50'), p99: m('p99'), cpuMsPerRequest: m('cpuMsPerRequest'), pgCpuMsPerRequest: m('pgCpuMsPerRequest'), commitWaitMs: m('commitWaitMs'), entriesPerCommit: m('entriesPerCommit'), rounds: runs };
+      return {
+        name: t.name,
+        rps: Math.round(m('rps')),
+        p50: m('p50'),
+        p99: m('p99'),
+        cpuMsPerRequest: m('cpuMsPerRequest'),
+        pgCpuMsPerRequest: m('pgCpuMsPerRequest'),
+        commitWaitMs: m('commitWaitMs'),
+        entriesPerCommit: m('entriesPerCommit'),
+        rounds: runs,
+      };
     });
     const ratios = {
       logOnOffToolsList: ratio('log on: tools/list', 'log off: tools/list'),
@@ -206,12 +243,35 @@ async function main() {
       redisVsInProcessToolsList: withRedis ? ratio('Redis rate limit, log on: tools/list', 'log on: tools/list') : null,
     };
     const f = (v, d) => (v === null || v === undefined ? '-' : v.toFixed(d));
-    console.log('\n' + table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'PG CPU ms/req', 'commit wait ms', 'entries/commit'], rows.map((r) => [r.name, r.rps, f(r.p50, 0), f(r.p99, 0), f(r.cpuMsPerRequest, 3), f(r.pgCpuMsPerRequest, 3), f(r.commitWaitMs, 2), f(r.entriesPerCommit, 1)])));
+    console.log(
+      '\n' +
+        table(
+          ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'PG CPU ms/req', 'commit wait ms', 'entries/commit'],
+          rows.map((r) => [
+            r.name,
+            r.rps,
+            f(r.p50, 0),
+            f(r.p99, 0),
+            f(r.cpuMsPerRequest, 3),
+            f(r.pgCpuMsPerRequest, 3),
+            f(r.commitWaitMs, 2),
+            f(r.entriesPerCommit, 1),
+          ]),
+        ),
+    );
     console.log(`\nlog on / log off: tools/list ${f(ratios.logOnOffToolsList, 3)}, tools/call list_projects ${f(ratios.logOnOffListProjects, 3)}`);
     if (withRedis) console.log(`Redis rate-limit store / in-process: tools/list ${f(ratios.redisVsInProcessToolsList, 3)}`);
     const verdicts = [
-      { target: `log on / off (tools/list) ≥ ${TARGET_LOG_RATIO}`, value: +ratios.logOnOffToolsList.toFixed(3), met: ratios.logOnOffToolsList >= TARGET_LOG_RATIO },
-      { target: `log on / off (tools/call list_projects) ≥ ${TARGET_LOG_RATIO}`, value: +ratios.logOnOffListProjects.toFixed(3), met: ratios.logOnOffListProjects >= TARGET_LOG_RATIO },
+      {
+        target: `log on / off (tools/list) ≥ ${TARGET_LOG_RATIO}`,
+        value: +ratios.logOnOffToolsList.toFixed(3),
+        met: ratios.logOnOffToolsList >= TARGET_LOG_RATIO,
+      },
+      {
+        target: `log on / off (tools/call list_projects) ≥ ${TARGET_LOG_RATIO}`,
+        value: +ratios.logOnOffListProjects.toFixed(3),
+        met: ratios.logOnOffListProjects >= TARGET_LOG_RATIO,
+      },
     ];
 
     let listingRows = null;
@@ -220,14 +280,31 @@ async function main() {
       const seeded = await seedActivity(databaseUrl(on), ROWS);
       listingRows = await listing(on, seeded);
       console.log('\nGET /admin/v1/accounts/:id/activity?limit=50 at ' + `${ROWS.toLocaleString('en')} rows (10 connections, 3 s each)`);
-      console.log(table(['query', 'req/s', 'p50 ms', 'p99 ms', '× page 1'], listingRows.map((r) => [r.name, r.rps, r.p50, r.p99, r.ratioToPage1.toFixed(2)])));
+      console.log(
+        table(
+          ['query', 'req/s', 'p50 ms', 'p99 ms', '× page 1'],
+          listingRows.map((r) => [r.name, r.rps, r.p50, r.p99, r.ratioToPage1.toFixed(2)]),
+        ),
+      );
     }
     console.log('');
     for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
 
     const latest = join(RESULTS, 'latest.json');
     const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.activity = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), connections: CONNECTIONS, rounds: ROUNDS, durationSeconds: DURATION, rows, ratios, listing: listingRows && { rows: ROWS, queries: listingRows }, verdicts };
+    all.activity = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverage: loadavg(),
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      durationSeconds: DURATION,
+      rows,
+      ratios,
+      listing: listingRows && { rows: ROWS, queries: listingRows },
+      verdicts,
+    };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
     console.log('\nWritten to bench/results/latest.json');

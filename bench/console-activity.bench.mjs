@@ -73,7 +73,11 @@ function table(head, lines) {
 async function main() {
   await build();
   const { listQuery, chartQuery } = await import(join(ROOT, 'dist/src/activity/activity-reports.repository.js'));
-  console.log(`Console activity bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${ROWS.toLocaleString('en')} rows in one account over ${DAYS} days, ${ROUNDS} rounds.\n`);
+  console.log(
+    `Console activity bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${ROWS.toLocaleString('en')} rows in one account over ${DAYS} days, ${ROUNDS} rounds.\n`,
+  );
   const database = await startDatabase('console-activity');
   atCleanup(database.stop);
   const client = new pg.Client({ connectionString: database.db.url });
@@ -84,7 +88,9 @@ async function main() {
 
   const cred = (i) => client.query(`SELECT md5('cred' || $1::text)::uuid AS id`, [String(i)]).then((r) => r.rows[0].id);
   const [big, other, small] = [await cred(1), await cred(2), await cred(0)];
-  const { rows: [mid] } = await client.query(`SELECT id FROM activity_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1`, [accountId, Math.floor(ROWS * 0.5)]);
+  const {
+    rows: [mid],
+  } = await client.query(`SELECT id FROM activity_log WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1`, [accountId, Math.floor(ROWS * 0.5)]);
   const now = Date.now();
   const day = 86_400_000;
   const hourFloor = Math.floor(now / 3_600_000) * 3_600_000;
@@ -136,16 +142,39 @@ async function main() {
   const results = [];
   for (const [i, [name, q]] of queries.entries()) {
     const plan = await explain(client, q);
-    results.push({ name, rows: counts[i], medianMs: +median(samples[i]).toFixed(3), ratioToPage1: +median(ratios[i]).toFixed(2), executionMs: +plan.executionMs.toFixed(3), plan: plan.nodes });
+    results.push({
+      name,
+      rows: counts[i],
+      medianMs: +median(samples[i]).toFixed(3),
+      ratioToPage1: +median(ratios[i]).toFixed(2),
+      executionMs: +plan.executionMs.toFixed(3),
+      plan: plan.nodes,
+    });
   }
-  console.log(`\nServer time per statement at ${ROWS.toLocaleString('en')} rows (median of ${ROUNDS} interleaved rounds; × page 1 = within-round ratio to the baseline)`);
-  console.log(table(['query', 'rows', 'ms', '× page 1', 'EXPLAIN ANALYZE ms', 'plan'], results.map((r) => [r.name, r.rows, r.medianMs.toFixed(2), r.ratioToPage1.toFixed(2), r.executionMs.toFixed(2), r.plan])));
+  console.log(
+    `\nServer time per statement at ${ROWS.toLocaleString('en')} rows (median of ${ROUNDS} interleaved rounds; × page 1 = within-round ratio to the baseline)`,
+  );
+  console.log(
+    table(
+      ['query', 'rows', 'ms', '× page 1', 'EXPLAIN ANALYZE ms', 'plan'],
+      results.map((r) => [r.name, r.rows, r.medianMs.toFixed(2), r.ratioToPage1.toFixed(2), r.executionMs.toFixed(2), r.plan]),
+    ),
+  );
   const slowest = results.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
   console.log(`\nSlowest: ${slowest.name}, ${slowest.medianMs} ms (target, docs/console.md#activity: under 100 ms of server time).`);
 
   const latest = join(RESULTS, 'latest.json');
   const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-  all.consoleActivity = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), rows: ROWS, days: DAYS, rounds: ROUNDS, queries: results };
+  all.consoleActivity = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    loadAverage: loadavg(),
+    rows: ROWS,
+    days: DAYS,
+    rounds: ROUNDS,
+    queries: results,
+  };
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
   console.log('Written to bench/results/latest.json');

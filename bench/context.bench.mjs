@@ -52,10 +52,15 @@ function craftedBody(i, bytes) {
   return chars.join('');
 }
 
-const PROSE = 'The garden is a source of joy for the children and the parents. We planted tomatoes in the bed, and this is what they need from you to grow with the sun. ';
+const PROSE =
+  'The garden is a source of joy for the children and the parents. We planted tomatoes in the bed, and this is what they need from you to grow with the sun. ';
 
 async function admin(origin, method, path, body) {
-  const res = await fetch(`${origin}${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -104,12 +109,15 @@ async function main() {
   await client.connect();
   atCleanup(() => client.end());
   await client.query('VACUUM ANALYZE articles');
-  const sizes = (await client.query(`SELECT project_id, sum(octet_length(body))::bigint AS bytes, sum(pg_column_size(body))::bigint AS stored FROM articles GROUP BY 1`)).rows;
+  const sizes = (
+    await client.query(`SELECT project_id, sum(octet_length(body))::bigint AS bytes, sum(pg_column_size(body))::bigint AS stored FROM articles GROUP BY 1`)
+  ).rows;
   const mib = (id) => (Number(sizes.find((s) => s.project_id === id).bytes) / 2 ** 20).toFixed(1);
   console.log(`seeded in ${seedSeconds.toFixed(1)} s: big ${mib(big.id)} MiB of text, small ${mib(small.id)} MiB`);
 
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
-  const body = (projectId) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { project_id: projectId, brief: 'x' } } });
+  const body = (projectId) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { project_id: projectId, brief: 'x' } } });
   const call = async (projectId) => {
     const started = performance.now();
     const res = await fetch(`${origin}/mcp`, { method: 'POST', headers, body: body(projectId) });
@@ -124,8 +132,11 @@ async function main() {
 
   const first = { big: await call(big.id), small: await call(small.id) };
   const expectWords = Math.floor((BODY_KB * 1024) / 2);
-  if (first.big.context.article_count !== ARTICLES || first.small.context.article_count !== ARTICLES) throw new Error(`Unexpected context: ${JSON.stringify(first)}`);
-  console.log(`big: median_word_count ${first.big.context.median_word_count} (one-letter bodies: ${expectWords} words), languages ${JSON.stringify(first.big.context.languages)}; small: ${first.small.context.median_word_count}`);
+  if (first.big.context.article_count !== ARTICLES || first.small.context.article_count !== ARTICLES)
+    throw new Error(`Unexpected context: ${JSON.stringify(first)}`);
+  console.log(
+    `big: median_word_count ${first.big.context.median_word_count} (one-letter bodies: ${expectWords} words), languages ${JSON.stringify(first.big.context.languages)}; small: ${first.small.context.median_word_count}`,
+  );
 
   // Interleaved: big, small, big, small... so load on the shared machine hits both alike.
   const measure = async (cold) => {
@@ -177,7 +188,12 @@ async function main() {
   }
 
   const row = (name, values) => ({ name, medianMs: +median(values).toFixed(1), p90Ms: +p90(values).toFixed(1) });
-  const rows = [row(`cold, big (crafted ${BODY_KB} KB bodies)`, cold.big), row('cold, small (baseline)', cold.small), row('warm, big', warm.big), row('warm, small', warm.small)];
+  const rows = [
+    row(`cold, big (crafted ${BODY_KB} KB bodies)`, cold.big),
+    row('cold, small (baseline)', cold.small),
+    row('warm, big', warm.big),
+    row('warm, small', warm.small),
+  ];
   const ratios = {
     coldBigVsSmall: +(median(cold.big) / median(cold.small)).toFixed(2),
     warmBigVsSmall: +(median(warm.big) / median(warm.small)).toFixed(2),
@@ -196,14 +212,21 @@ async function main() {
   console.log('');
   console.log(`cold big / small: ${ratios.coldBigVsSmall} (target ≤ ${MAX_RATIO}) ${ratios.coldBigVsSmall <= MAX_RATIO ? 'ok' : 'MISSED'}`);
   console.log(`warm big / small: ${ratios.warmBigVsSmall}; warm / cold (big): ${ratios.warmVsColdBig}`);
-  console.log(`sample statement big / small: ${ratios.sampleStatementBigVsSmall}; replaced statement (big) / sample statement (big): ${ratios.oldStatementBigVsNew}`);
+  console.log(
+    `sample statement big / small: ${ratios.sampleStatementBigVsSmall}; replaced statement (big) / sample statement (big): ${ratios.oldStatementBigVsNew}`,
+  );
   const met = ratios.coldBigVsSmall <= MAX_RATIO;
 
   const latest = join(RESULTS, 'latest.json');
   const out = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
   out.context = {
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, node: process.version, loadavgBefore: loadBefore.map((l) => +l.toFixed(2)), loadavgAfter: loadavg().map((l) => +l.toFixed(2)) },
+    machine: {
+      cpus: cpus().length,
+      node: process.version,
+      loadavgBefore: loadBefore.map((l) => +l.toFixed(2)),
+      loadavgAfter: loadavg().map((l) => +l.toFixed(2)),
+    },
     settings: { articles: ARTICLES, bodyKb: BODY_KB, calls: CALLS, maxRatio: MAX_RATIO, seedSeconds: +seedSeconds.toFixed(1) },
     results: rows,
     statements: sql,

@@ -50,9 +50,23 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 function startWorker(databaseUrl, dataDir) {
   return startChild(
     START_ARGS,
-    { NODE_ENV: 'production', ADMIN_TOKEN: 'bench-admin-token-0123456789', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ROLE: 'worker', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', LOCAL_PROVIDER_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '0', MIGRATIONS_RUN: 'false',
+    {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      ROLE: 'worker',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PUBLIC_URL: 'http://127.0.0.1',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'info',
+      LOCAL_PROVIDER_DELAY_MS: '0',
+      SHUTDOWN_GRACE_MS: '0',
+      MIGRATIONS_RUN: 'false',
       // One bench account may use every slot of both workers (2 × 4), as the figures before the per-account cap did.
-      JOBS_MAX_RUNNING_PER_ACCOUNT: '8' },
+      JOBS_MAX_RUNNING_PER_ACCOUNT: '8',
+    },
     /Reblog MCP ready/,
   );
 }
@@ -85,10 +99,20 @@ async function waitAllDone(client, tenant, tool, tag, n, workers = []) {
     if (done >= n) return;
     if (done !== last) [last, since] = [done, performance.now()];
     else if (performance.now() - since > STALL_MS) {
-      const states = (await client.query(`SELECT status, attempts, count(*)::int AS n FROM jobs WHERE account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`, [tenant.accountId])).rows;
-      const activity = (await client.query(`SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows;
-      const outputs = workers.map((w, i) => `--- worker ${i} (pid ${w.child.pid}, exit ${w.child.exitCode ?? w.child.signalCode}):\n${w.output().slice(-3000)}`).join('\n');
-      throw new Error(`No job finished for ${STALL_MS / 1000} s (${done}/${n} done).\nJobs: ${JSON.stringify(states)}\nSessions: ${JSON.stringify(activity, null, 1)}\n${outputs}`);
+      const states = (
+        await client.query(`SELECT status, attempts, count(*)::int AS n FROM jobs WHERE account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`, [tenant.accountId])
+      ).rows;
+      const activity = (
+        await client.query(
+          `SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        )
+      ).rows;
+      const outputs = workers
+        .map((w, i) => `--- worker ${i} (pid ${w.child.pid}, exit ${w.child.exitCode ?? w.child.signalCode}):\n${w.output().slice(-3000)}`)
+        .join('\n');
+      throw new Error(
+        `No job finished for ${STALL_MS / 1000} s (${done}/${n} done).\nJobs: ${JSON.stringify(states)}\nSessions: ${JSON.stringify(activity, null, 1)}\n${outputs}`,
+      );
     }
     await sleep(20);
   }
@@ -128,7 +152,10 @@ async function baseline(url, tenant, n) {
         [me],
       );
       if (!rows.length) break;
-      await c.query(`UPDATE jobs SET status = 'succeeded', progress = 1, result = '{}'::jsonb, finished_at = now(), locked_by = NULL, locked_until = NULL WHERE id = $1 AND status = 'running' AND locked_by = $2`, [rows[0].id, me]);
+      await c.query(
+        `UPDATE jobs SET status = 'succeeded', progress = 1, result = '{}'::jsonb, finished_at = now(), locked_by = NULL, locked_until = NULL WHERE id = $1 AND status = 'running' AND locked_by = $2`,
+        [rows[0].id, me],
+      );
     }
     await c.end();
   };
@@ -206,7 +233,11 @@ async function main() {
       await sleep(1000 / RATE);
     }
     await waitAllDone(client, other, 'write_article', 'fair%', FAIR_JOBS, workers);
-    const { rows: [{ waiting }] } = await client.query(`SELECT count(*)::int AS waiting FROM jobs WHERE account_id = $1 AND status = 'queued' AND args->>'brief' LIKE 'backlog %'`, [tenant.accountId]);
+    const {
+      rows: [{ waiting }],
+    } = await client.query(`SELECT count(*)::int AS waiting FROM jobs WHERE account_id = $1 AND status = 'queued' AND args->>'brief' LIKE 'backlog %'`, [
+      tenant.accountId,
+    ]);
     await waitAllDone(client, tenant, 'write_article', 'backlog', BACKLOG, workers);
     const { rows: fairLat } = await client.query(
       `SELECT extract(epoch FROM started_at - created_at) * 1000 AS ms FROM jobs WHERE account_id = $1 AND args->>'brief' LIKE 'fair%' ORDER BY 1`,
@@ -223,8 +254,19 @@ async function main() {
       jobs: JOBS,
       workers: WORKERS,
       projects: PROJECTS,
-      throughput: { jobsPerSecond: +jobsPerSecond.toFixed(1), seconds: +bulkSeconds.toFixed(2), exactlyOnce: bulkOnce.exactlyOnce, queueWaitP50Ms: +pct(bulkLatencies, 50).toFixed(1) },
-      claimLatency: { ratePerSecond: RATE, p50Ms: +pct(latencies, 50).toFixed(1), p99Ms: +pct(latencies, 99).toFixed(1), maxMs: +latencies[latencies.length - 1].toFixed(1), exactlyOnce: pacedOnce.exactlyOnce },
+      throughput: {
+        jobsPerSecond: +jobsPerSecond.toFixed(1),
+        seconds: +bulkSeconds.toFixed(2),
+        exactlyOnce: bulkOnce.exactlyOnce,
+        queueWaitP50Ms: +pct(bulkLatencies, 50).toFixed(1),
+      },
+      claimLatency: {
+        ratePerSecond: RATE,
+        p50Ms: +pct(latencies, 50).toFixed(1),
+        p99Ms: +pct(latencies, 99).toFixed(1),
+        maxMs: +latencies[latencies.length - 1].toFixed(1),
+        exactlyOnce: pacedOnce.exactlyOnce,
+      },
       fairness: {
         backlog: BACKLOG,
         p50Ms: +pct(fairLatencies, 50).toFixed(1),
@@ -245,7 +287,13 @@ async function main() {
       [`claim latency at ${RATE} jobs/s`]: { 'p50 ms': result.claimLatency.p50Ms, 'p99 ms': result.claimLatency.p99Ms, 'max ms': result.claimLatency.maxMs },
     });
     console.table({
-      [`account B's claim latency while A's ${BACKLOG} jobs drain`]: { 'p50 ms': result.fairness.p50Ms, 'max ms': result.fairness.maxMs, 'ratio to no backlog': result.fairness.ratioToNoBacklog, 'FIFO would wait ms': result.fairness.fifoWouldWaitMs, "A's jobs still queued after B's": waiting },
+      [`account B's claim latency while A's ${BACKLOG} jobs drain`]: {
+        'p50 ms': result.fairness.p50Ms,
+        'max ms': result.fairness.maxMs,
+        'ratio to no backlog': result.fairness.ratioToNoBacklog,
+        'FIFO would wait ms': result.fairness.fifoWouldWaitMs,
+        "A's jobs still queued after B's": waiting,
+      },
     });
     console.log(`Exactly once: throughput phase ${JSON.stringify(bulkOnce)}; latency phase ${JSON.stringify(pacedOnce)}`);
     // Fair: every one of B's jobs was claimed while A still had jobs queued, none waited behind the backlog.

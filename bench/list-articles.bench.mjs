@@ -92,9 +92,11 @@ async function measure(name, pid, url, headers, body, metricsOrigin) {
     cpuPct: Number.isNaN(cpu) ? null : Math.round((100 * cpu) / DURATION),
     ...(metricsOrigin ? { serverMeanMs: per('serverSum', 'serverCount'), activityCommitWaitMs: per('lagSum', 'lagCount') } : {}),
   };
-  const inside = result.serverMeanMs != null ? ` (in the server ${result.serverMeanMs} ms, of which waiting for the activity commit ${result.activityCommitWaitMs} ms)` : '';
+  const inside =
+    result.serverMeanMs != null ? ` (in the server ${result.serverMeanMs} ms, of which waiting for the activity commit ${result.activityCommitWaitMs} ms)` : '';
   console.log(`${result.rps} req/s, mean ${result.meanMs} ms, p99 ${result.p99} ms${inside}`);
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
   return result;
 }
 
@@ -109,7 +111,10 @@ async function plans(url, scope) {
     const search =
       (await explain(`SELECT id FROM articles a WHERE ${filter} ORDER BY updated_at DESC, id DESC LIMIT 20 OFFSET 0`, searchParams)) +
       (await explain(`SELECT count(*) FROM (SELECT 1 FROM articles WHERE ${filter} LIMIT 10001) m`, searchParams));
-    const deep = await explain(`SELECT id, updated_at FROM articles WHERE project_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT 20 OFFSET 79980`, [scope.projectId]);
+    const deep = await explain(
+      `SELECT id, updated_at FROM articles WHERE project_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT 20 OFFSET 79980`,
+      [scope.projectId],
+    );
     const anchored = await explain(
       `SELECT id, updated_at FROM articles WHERE project_id = $1 AND deleted_at IS NULL AND (updated_at, id) <= ($2::timestamptz, $3::uuid) ORDER BY updated_at DESC, id DESC LIMIT 20 OFFSET 200`,
       [scope.projectId, new Date().toISOString(), '00000000-0000-4000-8000-000000000000'],
@@ -149,7 +154,9 @@ function table(rows, baseline, page1) {
 
 async function main() {
   const loadBefore = loadavg();
-  console.log(`list_articles bench: ${cpus().length} CPUs (load average ${loadavg()[0].toFixed(1)}), node ${process.version}, ${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections`);
+  console.log(
+    `list_articles bench: ${cpus().length} CPUs (load average ${loadavg()[0].toFixed(1)}), node ${process.version}, ${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections`,
+  );
   await build();
   const database = await startDatabase('articles');
   atCleanup(database.stop);
@@ -248,9 +255,13 @@ async function main() {
     plans: Object.values(plan).every(Boolean),
   };
   console.log('');
-  console.log(`page 1 with total vs baseline (rps): ${ratios.page1VsBaseline} (target ≥ ${TARGETS.page1VsBaseline}) ${checks.page1VsBaseline ? 'ok' : 'MISSED'}`);
+  console.log(
+    `page 1 with total vs baseline (rps): ${ratios.page1VsBaseline} (target ≥ ${TARGETS.page1VsBaseline}) ${checks.page1VsBaseline ? 'ok' : 'MISSED'}`,
+  );
   console.log(`page 1 p99: ${page1.p99} ms (target ≤ ${TARGETS.page1P99Ms} ms) ${checks.page1P99 ? 'ok' : 'MISSED'}`);
-  console.log(`page 4000 vs page 1 (mean latency): ${ratios.page4000VsPage1Latency} (p50: ${ratios.page4000VsPage1P50}) (target ≤ ${TARGETS.page4000VsPage1}) ${checks.page4000VsPage1 ? 'ok' : 'MISSED'}`);
+  console.log(
+    `page 4000 vs page 1 (mean latency): ${ratios.page4000VsPage1Latency} (p50: ${ratios.page4000VsPage1P50}) (target ≤ ${TARGETS.page4000VsPage1}) ${checks.page4000VsPage1 ? 'ok' : 'MISSED'}`,
+  );
   console.log(`search vs baseline (rps): ${ratios.searchVsBaseline} (no target; its total is counted, up to 10,000 matches)`);
   console.log(`our page-1 statement with total, without the pipeline, vs baseline (rps): ${ratios.ourStatementVsBaseline} (what the total and the query cost)`);
   console.log(`plans: ${JSON.stringify(plan)}`);
@@ -259,7 +270,12 @@ async function main() {
   const out = {
     at: new Date().toISOString(),
     // The 1/5/15-minute load averages at the start and the end: on a shared machine they say how far to trust the figures.
-    machine: { cpus: cpus().length, node: process.version, loadavgBefore: loadBefore.map((l) => +l.toFixed(2)), loadavgAfter: loadavg().map((l) => +l.toFixed(2)) },
+    machine: {
+      cpus: cpus().length,
+      node: process.version,
+      loadavgBefore: loadBefore.map((l) => +l.toFixed(2)),
+      loadavgAfter: loadavg().map((l) => +l.toFixed(2)),
+    },
     settings: { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, articles: 100_000, bigProject: 85_000, seedSeconds },
     results: rows,
     ratios,

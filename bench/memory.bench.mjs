@@ -44,7 +44,8 @@ async function half(server, amount) {
     amount,
     requests: bodies.map((body) => ({ method: 'POST', headers, body })),
   });
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(`${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
   // Let timers and the activity log settle: RSS is read with no request in flight, as the process left it.
   await new Promise((done) => setTimeout(done, 1_000));
   const rss = memory(server.pid);
@@ -62,14 +63,22 @@ async function heapUsed(server) {
 }
 
 async function callTool(server, headers, name, args) {
-  const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name, arguments: args } }) });
+  const res = await fetch(server.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name, arguments: args } }),
+  });
   const json = await res.json();
   return json.result.structuredContent;
 }
 
 async function main() {
   await build();
-  console.log(`Memory bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ${REQUESTS} requests.\n`);
+  console.log(
+    `Memory bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${CONNECTIONS} connections, ${REQUESTS} requests.\n`,
+  );
   const server = await startServer({ nodeArgs: ['--expose-gc', '--import', './bench/servers/gc-on-signal.mjs'] });
   try {
     const booted = memory(server.pid);
@@ -77,11 +86,21 @@ async function main() {
     const first = await half(server, Math.floor(REQUESTS / 2));
     console.log(`after ${first.requests} requests: RSS ${first.rssMb} MB (peak ${first.peakMb} MB), live V8 heap ${first.liveHeapMb} MB, ${first.rps} req/s`);
     const second = await half(server, Math.ceil(REQUESTS / 2));
-    console.log(`after ${first.requests + second.requests} requests: RSS ${second.rssMb} MB (peak ${second.peakMb} MB), live V8 heap ${second.liveHeapMb} MB, ${second.rps} req/s`);
+    console.log(
+      `after ${first.requests + second.requests} requests: RSS ${second.rssMb} MB (peak ${second.peakMb} MB), live V8 heap ${second.liveHeapMb} MB, ${second.rps} req/s`,
+    );
     const growth = (second.rssMb - first.rssMb) / first.rssMb;
     const heapGrowth = (second.liveHeapMb - first.liveHeapMb) / first.liveHeapMb;
     console.log(`live heap growth between the halves: ${(heapGrowth * 100).toFixed(1)}% (no target; a leak shows here first)`);
-    const result = { at: new Date().toISOString(), loadAverage: loadavg(), bootRssMb: booted.rssMb, first, second, growth: +growth.toFixed(3), liveHeapGrowth: +heapGrowth.toFixed(3) };
+    const result = {
+      at: new Date().toISOString(),
+      loadAverage: loadavg(),
+      bootRssMb: booted.rssMb,
+      first,
+      second,
+      growth: +growth.toFixed(3),
+      liveHeapGrowth: +heapGrowth.toFixed(3),
+    };
 
     mkdirSync(RESULTS, { recursive: true });
     const latest = join(RESULTS, 'latest.json');

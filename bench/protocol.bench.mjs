@@ -111,8 +111,11 @@ async function measure({ name, pid, url, body, metricsOrigin }, headers, warm) {
     ...memory,
     ...activity,
   };
-  console.log(`${result.rps} req/s${result.activityCommitWaitMs !== undefined ? ` (activity log: ${result.activityCommitWaitMs} ms mean wait for the commit, ${result.activityBatch} entries per commit)` : ''}`);
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
+  console.log(
+    `${result.rps} req/s${result.activityCommitWaitMs !== undefined ? ` (activity log: ${result.activityCommitWaitMs} ms mean wait for the commit, ${result.activityBatch} entries per commit)` : ''}`,
+  );
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
   return result;
 }
 
@@ -172,7 +175,9 @@ async function main() {
     mkdirSync(PROFILES, { recursive: true });
   }
   console.log(
-    `Protocol bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${CONNECTIONS} connections, ` +
+    `Protocol bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${CONNECTIONS} connections, ` +
       `${ROUNDS} rounds × ${DURATION} s per target (+${WARMUP} s warm-up). Shared machine: compare ratios, not absolutes.\n`,
   );
 
@@ -190,10 +195,12 @@ async function main() {
     // Check the answers once before measuring them.
     const listed = await post(ours.url, headers, LIST);
     const tools = JSON.parse(listed.text).result?.tools ?? [];
-    if (listed.status !== 200 || !tools.some((t) => t.name === 'list_projects')) throw new Error(`tools/list answered ${listed.status}: ${listed.text.slice(0, 300)}`);
+    if (listed.status !== 200 || !tools.some((t) => t.name === 'list_projects'))
+      throw new Error(`tools/list answered ${listed.status}: ${listed.text.slice(0, 300)}`);
     const called = await post(ours.url, headers, CALL);
     const result = JSON.parse(called.text).result;
-    if (called.status !== 200 || !result || result.isError || !result.structuredContent?.items?.length) throw new Error(`tools/call list_projects answered ${called.status}: ${called.text.slice(0, 300)}`);
+    if (called.status !== 200 || !result || result.isError || !result.structuredContent?.items?.length)
+      throw new Error(`tools/call list_projects answered ${called.status}: ${called.text.slice(0, 300)}`);
     const bodyFile = join(work, 'tools-list.json');
     writeFileSync(bodyFile, listed.text);
 
@@ -226,7 +233,8 @@ async function main() {
     const verdicts = [];
     for (const row of rows.filter((r) => r.name.startsWith('ours'))) {
       verdicts.push({ target: `${row.name} ≥ ${TARGET_RATIO} × baseline`, value: +row.ratioToBaseline.toFixed(3), met: row.ratioToBaseline >= TARGET_RATIO });
-      if (WITH_SDK) verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +row.ratioToSdk.toFixed(1), met: row.ratioToSdk >= TARGET_VS_SDK });
+      if (WITH_SDK)
+        verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +row.ratioToSdk.toFixed(1), met: row.ratioToSdk >= TARGET_VS_SDK });
     }
     for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
 

@@ -59,7 +59,10 @@ function perCall(fn, inputs) {
 }
 
 /** Inputs of about `chars` characters: repeat `unit` (with an optional head and tail). */
-const repeat = (unit, { head = '', tail = '' } = {}) => (chars) => head + unit.repeat(Math.max(1, Math.round((chars - head.length - tail.length) / unit.length))) + tail;
+const repeat =
+  (unit, { head = '', tail = '' } = {}) =>
+  (chars) =>
+    head + unit.repeat(Math.max(1, Math.round((chars - head.length - tail.length) / unit.length))) + tail;
 
 /** The adversarial inputs: each made one of the old patterns backtrack or rescan, or targets a scan that could. */
 const ADVERSARIAL = [
@@ -95,20 +98,30 @@ function table(head, rows) {
 
 async function main() {
   const loadBefore = loadavg();
-  console.log(`sanitize bench: ${cpus().length} CPUs (load average ${loadBefore[0].toFixed(1)}), node ${process.version}, ${INPUTS} random inputs, adversarial at ${KB} KB and ${2 * KB} KB`);
+  console.log(
+    `sanitize bench: ${cpus().length} CPUs (load average ${loadBefore[0].toFixed(1)}), node ${process.version}, ${INPUTS} random inputs, adversarial at ${KB} KB and ${2 * KB} KB`,
+  );
   await build();
   const { sanitizeText, sanitizeDraft } = await import(join(ROOT, 'dist/src/ai/sanitize.js'));
 
   // Random inputs, built as src/ai/sanitize.property.spec.ts builds them.
   const { fragments } = JSON.parse(readFileSync(join(ROOT, 'src/ai/sanitize.fragments.json'), 'utf8'));
-  const htmlish = fc.array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fragments) }, fc.string({ maxLength: 3, unit: 'grapheme' })), { maxLength: 40 }).map((p) => p.join(''));
+  const htmlish = fc
+    .array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fragments) }, fc.string({ maxLength: 3, unit: 'grapheme' })), { maxLength: 40 })
+    .map((p) => p.join(''));
   const inputs = fc.sample(fc.oneof(fc.string({ maxLength: 200, unit: 'binary' }), htmlish), { numRuns: INPUTS, seed: 42 });
   const chars = inputs.reduce((n, s) => n + s.length, 0);
   const all = (fn) => () => {
     for (const s of inputs) fn(s);
   };
   const [randomMs, randomBaselineMs] = perCall((f) => f(), [all(sanitizeText), all(baseline)]);
-  const random = { inputs: INPUTS, chars, sanitizeMs: +randomMs.toFixed(2), baselineMs: +randomBaselineMs.toFixed(2), ratio: +(randomMs / randomBaselineMs).toFixed(1) };
+  const random = {
+    inputs: INPUTS,
+    chars,
+    sanitizeMs: +randomMs.toFixed(2),
+    baselineMs: +randomBaselineMs.toFixed(2),
+    ratio: +(randomMs / randomBaselineMs).toFixed(1),
+  };
   console.log('');
   table(
     ['random inputs', 'chars', 'sanitizeText ms', 'baseline ms', '× baseline'],
@@ -119,7 +132,12 @@ async function main() {
   const size = KB * 1024;
   const cases = ADVERSARIAL.map(([name, build]) => ({ name, fn: sanitizeText, at: (k) => build(k * size) }));
   const tags = (k) => ({ title: 't', excerpt: '', body: '', tags: Array.from({ length: k * 10_000 }, (_, i) => `tag ${i}`) });
-  cases.push({ name: 'sanitizeDraft, 10k / 20k distinct tags (was quadratic: findIndex per tag)', fn: sanitizeDraft, at: tags, baseline: (d) => d.tags.map(baseline) });
+  cases.push({
+    name: 'sanitizeDraft, 10k / 20k distinct tags (was quadratic: findIndex per tag)',
+    fn: sanitizeDraft,
+    at: tags,
+    baseline: (d) => d.tags.map(baseline),
+  });
   const rows = [];
   for (const c of cases) {
     const one = c.at(1);
@@ -127,12 +145,28 @@ async function main() {
     const [t1, t2] = perCall(c.fn, [one, two]);
     const [b1, b2] = perCall(c.baseline ?? baseline, [one, two]);
     const scaling = t2 === null ? null : +(t2 / t1).toFixed(2);
-    rows.push({ name: c.name, ms1x: +t1.toFixed(3), ms2x: t2 === null ? null : +t2.toFixed(3), scaling, baselineScaling: +(b2 / b1).toFixed(2), vsBaseline1x: +(t1 / b1).toFixed(1), ok: scaling !== null && scaling < MAX_SCALING });
+    rows.push({
+      name: c.name,
+      ms1x: +t1.toFixed(3),
+      ms2x: t2 === null ? null : +t2.toFixed(3),
+      scaling,
+      baselineScaling: +(b2 / b1).toFixed(2),
+      vsBaseline1x: +(t1 / b1).toFixed(1),
+      ok: scaling !== null && scaling < MAX_SCALING,
+    });
   }
   console.log('');
   table(
     ['adversarial input', 'ms at 1x', 'ms at 2x', '2x / 1x', 'baseline 2x / 1x', '× baseline at 1x', ''],
-    rows.map((r) => [r.name, r.ms1x, r.ms2x ?? `> ${TOO_SLOW_MS} at 1x`, r.scaling ?? '-', r.baselineScaling ?? '-', r.vsBaseline1x, r.ok ? 'ok' : 'SUPER-LINEAR']),
+    rows.map((r) => [
+      r.name,
+      r.ms1x,
+      r.ms2x ?? `> ${TOO_SLOW_MS} at 1x`,
+      r.scaling ?? '-',
+      r.baselineScaling ?? '-',
+      r.vsBaseline1x,
+      r.ok ? 'ok' : 'SUPER-LINEAR',
+    ]),
   );
   const worst = Math.max(...rows.map((r) => r.scaling ?? Infinity));
   const met = rows.every((r) => r.ok);
@@ -143,7 +177,12 @@ async function main() {
   const out = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
   out.sanitize = {
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, node: process.version, loadavgBefore: loadBefore.map((l) => +l.toFixed(2)), loadavgAfter: loadavg().map((l) => +l.toFixed(2)) },
+    machine: {
+      cpus: cpus().length,
+      node: process.version,
+      loadavgBefore: loadBefore.map((l) => +l.toFixed(2)),
+      loadavgAfter: loadavg().map((l) => +l.toFixed(2)),
+    },
     settings: { inputs: INPUTS, kb: KB, maxScaling: MAX_SCALING },
     random,
     adversarial: rows,

@@ -67,7 +67,13 @@ function anchors(target) {
 }
 
 if (process.argv.includes('--anchors')) {
-  const documents = ['README.md', 'bench/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const documents = [
+    'README.md',
+    'bench/README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   for (const document of documents) for (const anchor of anchors(document)) console.log(`${document}#${anchor}`);
   process.exit(0);
 }

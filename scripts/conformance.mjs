@@ -90,7 +90,14 @@ function summarise(scenario, checks) {
   const count = (status) => (checks ?? []).filter((c) => c.status === status).length;
   const failures = (checks ?? []).filter((c) => c.status === 'FAILURE').map((c) => `${c.id ?? c.name}: ${c.errorMessage ?? c.description}`);
   if (!checks) failures.push('no result written');
-  return { scenario, passed: !!checks && count('SUCCESS') > 0 && failures.length === 0, success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), failures };
+  return {
+    scenario,
+    passed: !!checks && count('SUCCESS') > 0 && failures.length === 0,
+    success: count('SUCCESS'),
+    failure: count('FAILURE'),
+    warning: count('WARNING'),
+    failures,
+  };
 }
 
 async function runSuite(node, server, pkg, args) {
@@ -112,10 +119,24 @@ async function runSuite(node, server, pkg, args) {
  */
 function inspectSchemas(node, server) {
   const dir = inspectorDir();
-  if (!existsSync(join(dir, 'package.json'))) throw new Error(`${INSPECTOR} is not in ${dir}: run npm install (it is a devDependency), or set CONFORMANCE_INSPECTOR.`);
+  if (!existsSync(join(dir, 'package.json')))
+    throw new Error(`${INSPECTOR} is not in ${dir}: run npm install (it is a devDependency), or set CONFORMANCE_INSPECTOR.`);
   const { version, bin } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const cli = join(dir, typeof bin === 'string' ? bin : bin.inspector);
-  const args = [cli, '--cli', server.url, '--transport', 'http', '--header', `Authorization: Bearer ${server.key}`, '--method', 'tools/list', '--strict', '--format', 'json'];
+  const args = [
+    cli,
+    '--cli',
+    server.url,
+    '--transport',
+    'http',
+    '--header',
+    `Authorization: Bearer ${server.key}`,
+    '--method',
+    'tools/list',
+    '--strict',
+    '--format',
+    'json',
+  ];
   let stdout;
   try {
     stdout = execFileSync(node, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -125,7 +146,9 @@ function inspectSchemas(node, server) {
   }
   const envelope = JSON.parse(stdout);
   const tools = envelope.result?.tools?.length ?? 0;
-  const findings = (envelope.schemaFindings ?? []).flatMap(({ toolName, findings }) => findings.map((f) => `${f.severity} ${toolName} ${f.schema}${f.path ? `.${f.path}` : ''}: ${f.rule}`));
+  const findings = (envelope.schemaFindings ?? []).flatMap(({ toolName, findings }) =>
+    findings.map((f) => `${f.severity} ${toolName} ${f.schema}${f.path ? `.${f.path}` : ''}: ${f.rule}`),
+  );
   return { title: `${INSPECTOR} ${version}, tools/list --strict:`, tools, findings };
 }
 
@@ -134,7 +157,9 @@ function report(title, rows) {
   for (const row of rows) {
     const label = row.reason ? `(not scored: ${row.reason})` : row.passed ? 'PASS' : 'FAIL';
     const mark = row.reason ? (row.success + row.failure + row.warning === 0 ? 'none' : row.passed ? 'pass' : 'fail') : label;
-    console.log(`${mark.padEnd(5)} ${row.scenario.padEnd(32)} ${row.success} passed, ${row.failure} failed, ${row.warning} warnings${row.reason ? `  ${label}` : ''}`);
+    console.log(
+      `${mark.padEnd(5)} ${row.scenario.padEnd(32)} ${row.success} passed, ${row.failure} failed, ${row.warning} warnings${row.reason ? `  ${label}` : ''}`,
+    );
     for (const line of row.failures) console.log(`        ${line}`);
   }
 }
@@ -158,7 +183,9 @@ async function main() {
       const results = ONLY ? new Map() : await runSuite(node, server, SUITE, ['--requirements', revision]);
       // An extension's scenario is off the revision's timeline: the suite runs it alone only when forced.
       const force = (s) => (notScored.get(s) === 'extension' ? ['--force'] : []);
-      if (ONLY) for (const s of selected) for (const [k, v] of await runSuite(node, server, SUITE, ['--scenario', s, '--spec-version', revision, ...force(s)])) results.set(k, v);
+      if (ONLY)
+        for (const s of selected)
+          for (const [k, v] of await runSuite(node, server, SUITE, ['--scenario', s, '--spec-version', revision, ...force(s)])) results.set(k, v);
       const rows = selected.map((s) => ({ ...summarise(s, results.get(s)), reason: notScored.get(s) }));
       scoredRows.push(...rows.filter((r) => !r.reason).map((r) => ({ ...r, scenario: `${r.scenario} (${revision})` })));
       report(`${SUITE} ${suiteVersion(SUITE)}, --requirements ${revision}:`, rows);
@@ -174,7 +201,14 @@ async function main() {
     }
     // 3. The Inspector's schema lint, on every run.
     const lint = inspectSchemas(node, server);
-    const row = { scenario: 'tools-schema-portability', passed: lint.tools > 0 && lint.findings.length === 0, success: lint.tools, failure: lint.findings.length, warning: 0, failures: lint.findings };
+    const row = {
+      scenario: 'tools-schema-portability',
+      passed: lint.tools > 0 && lint.findings.length === 0,
+      success: lint.tools,
+      failure: lint.findings.length,
+      warning: 0,
+      failures: lint.findings,
+    };
     scoredRows.push(row);
     console.log(`\n${lint.title}\n${row.passed ? 'PASS ' : 'FAIL '} ${lint.tools} tools listed, ${lint.findings.length} findings`);
     for (const line of lint.findings) console.log(`        ${line}`);
@@ -183,7 +217,9 @@ async function main() {
   }
   const failed = scoredRows.filter((r) => !r.passed);
   const checks = scoredRows.reduce((n, r) => n + r.success, 0);
-  console.log(`\nConformance: ${scoredRows.length - failed.length}/${scoredRows.length} scored scenarios passed (${checks} checks) in ${Math.round((Date.now() - started) / 1000)} s${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`);
+  console.log(
+    `\nConformance: ${scoredRows.length - failed.length}/${scoredRows.length} scored scenarios passed (${checks} checks) in ${Math.round((Date.now() - started) / 1000)} s${failed.length ? `; failed: ${failed.map((r) => r.scenario).join(', ')}` : ''}.`,
+  );
   process.exitCode = failed.length ? 1 : 0;
 }
 

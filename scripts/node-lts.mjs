@@ -29,7 +29,9 @@ export function nodeLts({ log = (line) => console.error(line) } = {}) {
   log(`Fetching ${NODE_LTS_PACKAGE} from the npm registry (once)...`);
   const work = mkdtempSync(join(tmpdir(), 'node-lts-'));
   try {
-    const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', NODE_LTS_PACKAGE, '--json', '--silent', '--pack-destination', work], { cwd: work, encoding: 'utf8' }));
+    const [{ filename }] = JSON.parse(
+      execFileSync('npm', ['pack', NODE_LTS_PACKAGE, '--json', '--silent', '--pack-destination', work], { cwd: work, encoding: 'utf8' }),
+    );
     execFileSync('tar', ['-xzf', join(work, filename), '-C', work]);
     mkdirSync(dirname(dir), { recursive: true });
     rmSync(dir, { recursive: true, force: true });

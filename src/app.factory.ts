@@ -34,7 +34,9 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   // JSON here, and the pages' forms and the OAuth token endpoint are form-encoded.
   const json = express.json({ limit: BODY_LIMIT });
   const form = express.urlencoded({ extended: false, limit: BODY_LIMIT });
-  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/mcp' ? next() : json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    req.path === '/mcp' ? next() : json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next))),
+  );
 
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new HttpErrorFilter());

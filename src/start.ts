@@ -122,7 +122,6 @@ export async function start({ extraModules }: Pick<AppOptions, 'extraModules'> =
     process.stderr.write(`Reblog MCP could not start: ${(err as Error).message}\n`);
     await stop(1);
   }
-
 }
 
 function embeddedDir(config: AppConfig): string {

@@ -22,7 +22,10 @@ export function atCleanup(fn) {
 
 /** Runs what {@link atCleanup} registered, ignoring failures. */
 export async function cleanup() {
-  while (cleanups.length) await cleanups.pop()().catch(() => undefined);
+  while (cleanups.length)
+    await cleanups
+      .pop()()
+      .catch(() => undefined);
 }
 
 /** Runs `main`; cleans up, then exits 0 when it answered true, 1 when false or when it failed. */
@@ -57,7 +60,8 @@ export function startChild(args, env, pattern, { stderr = 'pipe' } = {}) {
       if (!match) return;
       ready = true;
       child.removeListener('exit', onExit);
-      const stop = () => new Promise((exited) => (child.exitCode !== null || child.signalCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM'))));
+      const stop = () =>
+        new Promise((exited) => (child.exitCode !== null || child.signalCode !== null ? exited() : (child.once('exit', exited), child.kill('SIGTERM'))));
       atCleanup(stop);
       done({ child, pid: child.pid, match, output: () => out, stop });
     };

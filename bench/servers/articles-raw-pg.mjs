@@ -40,12 +40,19 @@ const server = createServer((req, res) => {
       if (WITH_TOTAL) {
         const { rows } = await pool.query({ ...OURS, values: [...scope, '*', pageSize, 0] });
         const total = rows.length ? rows[0].total : 0;
-        value = { items: rows.map((row) => (delete row.total, delete row.generation, row)), pagination: { total, page: 1, page_size: pageSize, pages: Math.ceil(total / pageSize) } };
+        value = {
+          items: rows.map((row) => (delete row.total, delete row.generation, row)),
+          pagination: { total, page: 1, page_size: pageSize, pages: Math.ceil(total / pageSize) },
+        };
       } else {
         const { rows } = await pool.query(PAGE_1, [...scope, pageSize]);
         value = { items: rows };
       }
-      const body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value },
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }));

@@ -9,11 +9,9 @@ const ITEMS = JSON.stringify({ items: [{ id: '019ad2f0-0000-7000-8000-0000000000
 
 function getServer() {
   const server = new McpServer({ name: 'sdk-stateless-bench', version: '1.0.0' });
-  server.registerTool(
-    'list_projects',
-    { description: 'A trivial tool answering fixed JSON.', inputSchema: { verbose: z.boolean().optional() } },
-    async () => ({ content: [{ type: 'text', text: ITEMS }] }),
-  );
+  server.registerTool('list_projects', { description: 'A trivial tool answering fixed JSON.', inputSchema: { verbose: z.boolean().optional() } }, async () => ({
+    content: [{ type: 'text', text: ITEMS }],
+  }));
   return server;
 }
 

@@ -31,7 +31,9 @@ export const ID_SLACK_MS = 1_000;
 
 /** The smallest UUID v7 made at or after `ms`: its time bits, then zeros. */
 export function idFloor(ms: number): string {
-  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1)).toString(16).padStart(12, '0');
+  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1))
+    .toString(16)
+    .padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`;
 }
 
@@ -103,7 +105,11 @@ export interface ActivityListConditions {
 }
 
 /** The statement of a listing page and its parameters (exported for the bench, which times the same SQL). */
-export function listQuery(accountId: string, conditions: ActivityListConditions, limit: number): { statement: Sql<unknown[], ActivityEntry>; params: unknown[] } {
+export function listQuery(
+  accountId: string,
+  conditions: ActivityListConditions,
+  limit: number,
+): { statement: Sql<unknown[], ActivityEntry>; params: unknown[] } {
   const values: Record<(typeof LIST_CONDITIONS)[number][0], unknown[] | null> = {
     after: conditions.after ? [conditions.after] : null,
     outcome: conditions.outcome ? [conditions.outcome] : null,
@@ -162,7 +168,13 @@ const CHART = sql<[string, Date, Date, readonly string[] | null, string], Activi
 );
 
 /** The chart statement and its parameters (exported for the bench). */
-export function chartQuery(accountId: string, from: Date, to: Date, bucket: ChartBucket, credentialIds?: readonly string[]): { statement: typeof CHART; params: [string, Date, Date, readonly string[] | null, string] } {
+export function chartQuery(
+  accountId: string,
+  from: Date,
+  to: Date,
+  bucket: ChartBucket,
+  credentialIds?: readonly string[],
+): { statement: typeof CHART; params: [string, Date, Date, readonly string[] | null, string] } {
   return { statement: CHART, params: [accountId, from, to, credentialIds ?? null, bucket === 'hour' ? '1 hour' : '1 day'] };
 }
 

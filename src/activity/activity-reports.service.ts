@@ -42,7 +42,24 @@ export interface ActivityChart {
 }
 
 /** Columns of the CSV export, in order. */
-export const CSV_COLUMNS = ['id', 'at', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error_code', 'error_message', 'duration_ms', 'count'] as const;
+export const CSV_COLUMNS = [
+  'id',
+  'at',
+  'credential_type',
+  'credential_id',
+  'credential_name',
+  'client_name',
+  'client_version',
+  'session_id',
+  'method',
+  'tool',
+  'project_id',
+  'outcome',
+  'error_code',
+  'error_message',
+  'duration_ms',
+  'count',
+] as const;
 
 /**
  * The account owner's activity log, as the admin API and the console read it: the listing (filtered,
@@ -76,7 +93,8 @@ export class ActivityReportsService {
 
   /** A page of the account's entries (or of the scope's credentials), newest first, narrowed by the filter. */
   async list(accountId: string, filter: ActivityFilter, limit = 50, cursor?: string, scope: ActivityScope = {}): Promise<Page<ReturnType<typeof view>>> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new DomainError('validation_failed', `limit must be a whole number from 1 to ${MAX_PAGE}.`, { field: 'limit' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+      throw new DomainError('validation_failed', `limit must be a whole number from 1 to ${MAX_PAGE}.`, { field: 'limit' });
     const conditions = { ...listConditions(filter, scope), after: decodeCursor(cursor) };
     return toPage(await this.entries.list(accountId, conditions, limit + 1), limit, view);
   }
@@ -96,13 +114,18 @@ export class ActivityReportsService {
   async chart(accountId: string, span: ChartSpan = '24h', bucket: ChartBucket = 'hour', scope: ActivityScope = {}): Promise<ActivityChart> {
     if (span !== '24h' && span !== '7d') throw new DomainError('validation_failed', 'span must be "24h" or "7d".', { field: 'span' });
     if (bucket !== 'hour' && bucket !== 'day') throw new DomainError('validation_failed', 'bucket must be "hour" or "day".', { field: 'bucket' });
-    if (span === '24h' && bucket === 'day') throw new DomainError('validation_failed', 'The 24 h chart is by hour; by day needs span "7d".', { field: 'bucket' });
+    if (span === '24h' && bucket === 'day')
+      throw new DomainError('validation_failed', 'The 24 h chart is by hour; by day needs span "7d".', { field: 'bucket' });
     const credentialIds = scopeIds(scope);
     const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
     const count = span === '24h' ? 24 : bucket === 'hour' ? 7 * 24 : 7;
     const to = this.clock.now();
     const from = new Date(Math.floor(to.getTime() / size) * size - (count - 1) * size);
-    const buckets = Array.from({ length: count }, (_, i) => ({ start: new Date(from.getTime() + i * size), total: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number> }));
+    const buckets = Array.from({ length: count }, (_, i) => ({
+      start: new Date(from.getTime() + i * size),
+      total: 0,
+      outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>,
+    }));
     // The end is exclusive: an entry recorded in this very millisecond is in the next chart, not lost.
     const end = new Date(to.getTime() + 1);
     for (const row of await this.entries.chart(accountId, from, end, bucket, credentialIds)) {
@@ -149,21 +172,36 @@ const EXPORT_PAGE = 1_000;
 const MAX_SCOPE = 1_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-const TEXT_FILTERS = [['method', 100], ['tool', 100], ['client_name', 200]] as const;
+const TEXT_FILTERS = [
+  ['method', 100],
+  ['tool', 100],
+  ['client_name', 200],
+] as const;
 
 /** The filter and scope as the repository's conditions; a value no entry could have is refused with the field it is in. */
 function listConditions(filter: ActivityFilter, scope: ActivityScope): ActivityListConditions {
   const bad = (field: string, sentence: string) => new DomainError('validation_failed', sentence, { field });
-  if (filter.outcome !== undefined && !(OUTCOMES as readonly unknown[]).includes(filter.outcome)) throw bad('outcome', `outcome must be one of ${OUTCOMES.join(', ')}.`);
+  if (filter.outcome !== undefined && !(OUTCOMES as readonly unknown[]).includes(filter.outcome))
+    throw bad('outcome', `outcome must be one of ${OUTCOMES.join(', ')}.`);
   if (filter.credential_id !== undefined && !isUuid(filter.credential_id)) throw bad('credential_id', 'credential_id must be a UUID.');
   for (const [field, max] of TEXT_FILTERS) {
     const value = filter[field];
-    if (value !== undefined && (typeof value !== 'string' || value === '' || value.length > max)) throw bad(field, `${field} must be a text of 1 to ${max} characters.`);
+    if (value !== undefined && (typeof value !== 'string' || value === '' || value.length > max))
+      throw bad(field, `${field} must be a text of 1 to ${max} characters.`);
   }
   const from = time(filter.from, 'from');
   const to = time(filter.to, 'to');
   if (from && to && from.getTime() >= to.getTime()) throw bad('from', 'from must be before to.');
-  return { outcome: filter.outcome, credentialId: filter.credential_id, method: filter.method, tool: filter.tool, clientName: filter.client_name, from, to, credentialIds: scopeIds(scope) };
+  return {
+    outcome: filter.outcome,
+    credentialId: filter.credential_id,
+    method: filter.method,
+    tool: filter.tool,
+    clientName: filter.client_name,
+    from,
+    to,
+    credentialIds: scopeIds(scope),
+  };
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -179,21 +217,40 @@ function realTime(value: string): boolean {
 function time(value: string | Date | undefined, field: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = value instanceof Date ? value : typeof value === 'string' && realTime(value) ? new Date(value) : null;
-  if (!date || Number.isNaN(date.getTime())) throw new DomainError('validation_failed', `${field} must be a time in ISO 8601 with its offset, e.g. 2026-11-30T12:00:00Z.`, { field });
+  if (!date || Number.isNaN(date.getTime()))
+    throw new DomainError('validation_failed', `${field} must be a time in ISO 8601 with its offset, e.g. 2026-11-30T12:00:00Z.`, { field });
   return date;
 }
 
 function scopeIds(scope: ActivityScope): readonly string[] | undefined {
   const ids = scope.credentialIds;
   if (ids === undefined) return undefined;
-  if (!Array.isArray(ids) || ids.length > MAX_SCOPE || !ids.every(isUuid)) throw new DomainError('validation_failed', `A scope is at most ${MAX_SCOPE} credential UUIDs.`, { field: 'credentialIds' });
+  if (!Array.isArray(ids) || ids.length > MAX_SCOPE || !ids.every(isUuid))
+    throw new DomainError('validation_failed', `A scope is at most ${MAX_SCOPE} credential UUIDs.`, { field: 'credentialIds' });
   // Each credential once: the member's page is merged from one page per credential.
   return [...new Set(ids)];
 }
 
 /** One CSV line of an entry, in {@link CSV_COLUMNS} order. */
 function csvRecord(e: ActivityEntry): unknown[] {
-  return [e.id, e.at, e.credential_type, e.credential_id, e.credential_name, e.client_name, e.client_version, e.session_id, e.method, e.tool, e.project_id, e.outcome, e.error?.code ?? null, e.error?.message ?? null, e.duration_ms, e.count];
+  return [
+    e.id,
+    e.at,
+    e.credential_type,
+    e.credential_id,
+    e.credential_name,
+    e.client_name,
+    e.client_version,
+    e.session_id,
+    e.method,
+    e.tool,
+    e.project_id,
+    e.outcome,
+    e.error?.code ?? null,
+    e.error?.message ?? null,
+    e.duration_ms,
+    e.count,
+  ];
 }
 
 function view(e: ActivityEntry) {

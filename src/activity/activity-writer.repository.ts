@@ -28,7 +28,25 @@ export interface ActivityInsert {
   fold_key: string | null;
 }
 
-const COLUMNS = ['id', 'at', 'account_id', 'credential_type', 'credential_id', 'credential_name', 'client_name', 'client_version', 'session_id', 'method', 'tool', 'project_id', 'outcome', 'error', 'duration_ms', 'count', 'fold_key'] as const satisfies readonly (keyof ActivityInsert)[];
+const COLUMNS = [
+  'id',
+  'at',
+  'account_id',
+  'credential_type',
+  'credential_id',
+  'credential_name',
+  'client_name',
+  'client_version',
+  'session_id',
+  'method',
+  'tool',
+  'project_id',
+  'outcome',
+  'error',
+  'duration_ms',
+  'count',
+  'fold_key',
+] as const satisfies readonly (keyof ActivityInsert)[];
 const TYPES = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text', 'uuid', 'text', 'jsonb', 'int4', 'int4', 'text'];
 
 /**
@@ -63,7 +81,11 @@ export class ActivityWriterRepository {
 
   /** Inserts the entries in one statement; an entry with the fold key of a stored one adds its count to it instead. */
   async insert(entries: readonly ActivityInsert[]): Promise<void> {
-    await run(this.writer, INSERT, COLUMNS.map((column) => entries.map((entry) => entry[column])));
+    await run(
+      this.writer,
+      INSERT,
+      COLUMNS.map((column) => entries.map((entry) => entry[column])),
+    );
   }
 
   /** Closes the writer's connections; called once the last entries are written. */

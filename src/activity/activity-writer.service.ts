@@ -146,7 +146,10 @@ export class ActivityWriterService implements OnApplicationShutdown {
       }
     } catch (err) {
       if (unreachable(err)) {
-        this.hold(batch.map((p) => p.row), err as Error);
+        this.hold(
+          batch.map((p) => p.row),
+          err as Error,
+        );
         for (const p of batch) p.done();
       } else {
         await this.writeOneByOne(batch);

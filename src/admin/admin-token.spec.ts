@@ -54,7 +54,10 @@ describe('resolveAdminToken: DATA_DIR/admin-token', () => {
 
   it('ADMIN_TOKEN wins over the file, which is not read', () => {
     writeFileSync(file(), '');
-    expect(resolveAdminToken(loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'from-the-environment' }))).toEqual({ token: 'from-the-environment', generated: false });
+    expect(resolveAdminToken(loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'from-the-environment' }))).toEqual({
+      token: 'from-the-environment',
+      generated: false,
+    });
     expect(readFileSync(file(), 'utf8')).toBe('');
   });
 });

@@ -30,7 +30,9 @@ export function resolveAdminToken(config: AppConfig): ResolvedAdminToken {
     const token = readFileSync(file, 'utf8').replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
     if (token.length >= MIN_ADMIN_TOKEN_LENGTH) return { token, file, generated: false };
     if (token !== '') {
-      throw new ConfigError(`The admin token in ${file} is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: put a longer one there, or delete the file to have one generated.`);
+      throw new ConfigError(
+        `The admin token in ${file} is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: put a longer one there, or delete the file to have one generated.`,
+      );
     }
   }
   mkdirSync(config.dataDir, { recursive: true });

@@ -52,7 +52,16 @@ export class ProjectsController {
   }
 }
 
-const keyView = ({ id, name, prefix, scopes, projects, revoked_at, created_at, created_by }: CredentialView) => ({ id, name, key_prefix: prefix, scopes, projects, revoked_at, created_at, created_by });
+const keyView = ({ id, name, prefix, scopes, projects, revoked_at, created_at, created_by }: CredentialView) => ({
+  id,
+  name,
+  key_prefix: prefix,
+  scopes,
+  projects,
+  revoked_at,
+  created_at,
+  created_by,
+});
 const grantView = ({ id, name, prefix, scopes, projects, expires_at, revoked_at, created_at, source, user_id, client_id, revoked_reason }: CredentialView) => ({
   id,
   client_name: name,

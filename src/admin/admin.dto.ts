@@ -1,6 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, Min, Max, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  Min,
+  Max,
+  ValidateNested,
+} from 'class-validator';
 import { PageQuery } from '../common/pagination.js';
 import { ROLES, SCOPES, TOOL_NAMES, type ProjectRole, type Scope } from '../common/tool-names.js';
 import { JOB_STATUSES } from '../jobs/job.entity.js';
@@ -14,14 +29,20 @@ export class CreateAccountDto {
 export class CreateProjectDto {
   @ApiProperty({ example: 'Engineering blog' }) @IsString() @IsNotEmpty() @MaxLength(200) name: string;
   @ApiPropertyOptional({ enum: TOOL_NAMES, isArray: true })
-  @IsOptional() @IsArray() @ArrayMaxSize(TOOL_NAMES.length) @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(TOOL_NAMES.length)
+  @IsString({ each: true })
   disabled_tools?: string[];
 }
 
 export class UpdateProjectDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) name?: string;
   @ApiPropertyOptional({ enum: TOOL_NAMES, isArray: true })
-  @IsOptional() @IsArray() @ArrayMaxSize(TOOL_NAMES.length) @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(TOOL_NAMES.length)
+  @IsString({ each: true })
   disabled_tools?: string[];
 }
 
@@ -32,11 +53,17 @@ export class ProjectRoleDto {
 
 class CredentialBaseDto {
   @ApiProperty({ enum: SCOPES, isArray: true })
-  @IsArray() @ArrayUnique() @ArrayMaxSize(SCOPES.length) @IsIn(SCOPES, { each: true })
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMaxSize(SCOPES.length)
+  @IsIn(SCOPES, { each: true })
   scopes: Scope[];
 
   @ApiProperty({ type: [ProjectRoleDto] })
-  @IsArray() @ArrayMaxSize(10_000) @ValidateNested({ each: true }) @Type(() => ProjectRoleDto)
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @ValidateNested({ each: true })
+  @Type(() => ProjectRoleDto)
   projects: ProjectRoleDto[];
 }
 
@@ -47,7 +74,10 @@ export class CreateApiKeyDto extends CredentialBaseDto {
 export class CreateGrantDto extends CredentialBaseDto {
   @ApiProperty({ example: 'Claude' }) @IsString() @IsNotEmpty() @MaxLength(200) client_name: string;
   @ApiPropertyOptional({ description: 'Lifetime in seconds (1 or more); no expiry when absent.', minimum: 1 })
-  @IsOptional() @IsInt() @Min(1) @Max(10 * 365 * 24 * 3600)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10 * 365 * 24 * 3600)
   expires_in?: number;
 }
 

@@ -9,11 +9,16 @@ const uuid = new ParseUUIDPipe({ version: undefined });
 
 export class CreateLoginLinkDto {
   @ApiPropertyOptional({ description: `Seconds the link stays usable (default ${DEFAULT_LINK_TTL_S}).`, minimum: 60, maximum: 7 * 86_400 })
-  @IsOptional() @IsInt() @Min(60) @Max(7 * 86_400)
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(7 * 86_400)
   expires_in?: number;
 
   @ApiPropertyOptional({ description: 'A path on this server to go to after signing in (default /console/).', example: '/console/' })
-  @IsOptional() @IsString() @MaxLength(MAX_RETURN_TO_LENGTH)
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_RETURN_TO_LENGTH)
   return_to?: string;
 }
 

@@ -18,7 +18,7 @@ export class UsersQuery extends PageQuery {
 
 export class UpdateUserDto {
   @ApiPropertyOptional({ nullable: true, description: 'null clears the name.' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) name?: string | null;
-  @ApiPropertyOptional({ description: "true: every grant of this user is refused (401) from its next request; false: they work again." })
+  @ApiPropertyOptional({ description: 'true: every grant of this user is refused (401) from its next request; false: they work again.' })
   @IsOptional()
   @IsBoolean()
   disabled?: boolean;

@@ -9,7 +9,7 @@ import { AdminGuard } from './admin.guard.js';
 const uuid = new ParseUUIDPipe({ version: undefined });
 
 export class RestoreArticleDto {
-  @ApiPropertyOptional({ description: 'Restore under this handle instead of the article\'s own (when a live article took it meanwhile).', example: 'my-post-2' })
+  @ApiPropertyOptional({ description: "Restore under this handle instead of the article's own (when a live article took it meanwhile).", example: 'my-post-2' })
   @IsOptional()
   @IsString()
   @MaxLength(HANDLE_MAX)
@@ -39,7 +39,10 @@ export class TrashController {
   @ApiOperation({ summary: 'Puts a deleted article back in its project, keeping its state before as a revision.' })
   @ApiOkResponse({ description: 'The restored article.' })
   @ApiNotFoundResponse({ description: 'No such article in the trash (unknown, or purged).' })
-  @ApiConflictResponse({ description: 'handle_taken: a live article took its handle meanwhile (details.suggestion is free; send it as handle); invalid_state: the article is not deleted.' })
+  @ApiConflictResponse({
+    description:
+      'handle_taken: a live article took its handle meanwhile (details.suggestion is free; send it as handle); invalid_state: the article is not deleted.',
+  })
   restore(@Param('article_id', uuid) articleId: string, @Body() body: RestoreArticleDto) {
     return this.trash.restore(articleId, body?.handle);
   }

@@ -62,7 +62,15 @@ export class AgentConfigsRepository {
     return row(db, latestAnswers, [scope.accountId, scope.projectId, agent]);
   }
 
-  async insert(id: string, scope: ProjectScope, agent: string, version: number, answers: Record<string, string>, credentialId: string | null, db: Queryable = this.db): Promise<AgentConfigRow> {
+  async insert(
+    id: string,
+    scope: ProjectScope,
+    agent: string,
+    version: number,
+    answers: Record<string, string>,
+    credentialId: string | null,
+    db: Queryable = this.db,
+  ): Promise<AgentConfigRow> {
     return (await row(db, insert, [id, scope.accountId, scope.projectId, agent, version, JSON.stringify(answers), credentialId]))!;
   }
 }

@@ -60,7 +60,8 @@ export class AgentsService {
   /** One version of the agent's config (the one a job was enqueued with). */
   async getVersion(scope: ProjectScope, agent: AgentName, version: number): Promise<AgentConfigVersion> {
     const row = await this.configs.version(scope, agent, version);
-    if (!row) throw new DomainError('not_found', `The ${agent} config version ${version} of this project no longer exists; call configure_agent, then try again.`);
+    if (!row)
+      throw new DomainError('not_found', `The ${agent} config version ${version} of this project no longer exists; call configure_agent, then try again.`);
     return versionView(row);
   }
 
@@ -82,8 +83,10 @@ export class AgentsService {
       if (!question) throw new DomainError('invalid_arguments', `Unknown question id "${id}"; the questions are ${WRITER_QUESTION_IDS.join(', ')}.`);
       if (typeof value !== 'string') throw new DomainError('invalid_arguments', `The answer to "${id}" must be a string.`);
       const answer = value.trim();
-      if (question.options && !question.options.includes(answer)) throw new DomainError('invalid_arguments', `The answer to "${id}" must be one of ${question.options.join(', ')}.`);
-      if (answer.length > question.maxLength) throw new DomainError('invalid_arguments', `The answer to "${id}" is longer than ${question.maxLength} characters.`);
+      if (question.options && !question.options.includes(answer))
+        throw new DomainError('invalid_arguments', `The answer to "${id}" must be one of ${question.options.join(', ')}.`);
+      if (answer.length > question.maxLength)
+        throw new DomainError('invalid_arguments', `The answer to "${id}" is longer than ${question.maxLength} characters.`);
       clean[question.id] = answer;
     }
     const row = await this.db.transaction(async (m) => {

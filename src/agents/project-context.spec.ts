@@ -40,7 +40,12 @@ describe('buildProjectContext', () => {
 
   it('lists detected languages by the number of articles in each', () => {
     const french = 'Le pain est une source de joie pour les enfants et les parents, avec le beurre qui est là.';
-    const context = buildProjectContext(project, 3, [article('a', [], 10, ENGLISH), article('b', [], 10, french), article('c', [], 10, french), article('d', [], 10, 'x')]);
+    const context = buildProjectContext(project, 3, [
+      article('a', [], 10, ENGLISH),
+      article('b', [], 10, french),
+      article('c', [], 10, french),
+      article('d', [], 10, 'x'),
+    ]);
     expect(context.languages).toEqual(['fr', 'en']);
     const proposed = Object.fromEntries(proposeAnswers(context).map((q) => [q.id, q.proposed_answer]));
     expect(proposed.language).toBe('fr');

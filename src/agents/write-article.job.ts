@@ -41,7 +41,10 @@ export class WriteArticleJob implements JobHandler {
     // Provider output is clamped to the article rules (src/articles/article-rules.ts) rather than failing the job.
     const title = clamp(args.title?.trim() || draft.title || 'Untitled draft', 300);
     const excerpt = clamp(draft.excerpt, 2_000);
-    const tags = draft.tags.map((t) => clamp(t, MAX_TAG_LENGTH).trim()).filter(Boolean).slice(0, MAX_TAGS);
+    const tags = draft.tags
+      .map((t) => clamp(t, MAX_TAG_LENGTH).trim())
+      .filter(Boolean)
+      .slice(0, MAX_TAGS);
     return async (manager) => {
       const article = await this.articles.createInTransaction(manager, scope, {
         title,

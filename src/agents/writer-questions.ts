@@ -33,7 +33,9 @@ export const WRITER_ANSWERS_SCHEMA = {
   properties: Object.fromEntries(
     WRITER_QUESTIONS.map((q) => [
       q.id,
-      q.options ? ({ type: 'string', enum: [...q.options], description: q.question } as const) : ({ type: 'string', maxLength: q.maxLength, description: q.question } as const),
+      q.options
+        ? ({ type: 'string', enum: [...q.options], description: q.question } as const)
+        : ({ type: 'string', maxLength: q.maxLength, description: q.question } as const),
     ]),
   ),
   additionalProperties: false,

@@ -25,7 +25,11 @@ describe('AiModule', () => {
       expect(image).toBeInstanceOf(LocalImageProvider);
 
       // The local writer copies the brief into the title; the module's writer must clean it.
-      const draft = await writer.write({ brief: 'Tips <script>alert(1)</script> for [tea](javascript:alert(2))', config: {} }, new AbortController().signal, () => undefined);
+      const draft = await writer.write(
+        { brief: 'Tips <script>alert(1)</script> for [tea](javascript:alert(2))', config: {} },
+        new AbortController().signal,
+        () => undefined,
+      );
       expect(JSON.stringify(draft)).not.toMatch(/<script|javascript:/i);
       expect(draft.title).toBe('Tips for [tea](#)');
     } finally {

@@ -4,7 +4,7 @@ export const GLYPH_HEIGHT = 7;
 
 // The classic 5x7 dot-matrix shapes: 7 rows per glyph, each row one base-32 digit whose 5 bits are
 // the cells from left to right. Lowercase is drawn as uppercase.
-const CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ.,!?-:'\"()&/+#";
+const CHARS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ.,!?-:\'"()&/+#';
 const ROWS =
   'ehjlphe4c4444eeh1248vv2421he26aiv22vgu11he68guhhev124888ehhehheehhf12cehhhvhhuhhuhhuehggghesihhhisvgguggvv' +
   'ggugggehgnhhfhhhvhhhe44444e72222ichikokihggggggvhrllhhhhhpljhhehhhhheuhhugggehhhliduhhukihfgge11uv444444hhhhh' +

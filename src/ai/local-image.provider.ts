@@ -140,13 +140,7 @@ function paletteOf(style: string): Rgb[] {
   ][(h >>> 9) % 4];
   const sat = 0.45 + ((h >>> 12) % 40) / 100;
   const light = 0.3 + ((h >>> 18) % 20) / 100;
-  return [
-    hsl(hue, sat, light),
-    hsl(hue + a, sat, light + 0.2),
-    hsl(hue + b, sat + 0.1, 0.6),
-    hsl(hue + a / 2, sat, 0.75),
-    hsl(hue + b + 20, sat, 0.45),
-  ];
+  return [hsl(hue, sat, light), hsl(hue + a, sat, light + 0.2), hsl(hue + b, sat + 0.1, 0.6), hsl(hue + a / 2, sat, 0.75), hsl(hue + b + 20, sat, 0.45)];
 }
 
 function hsl(hue: number, s: number, l: number): Rgb {

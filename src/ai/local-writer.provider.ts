@@ -111,13 +111,33 @@ const CONCLUSION = [
 ];
 
 const LANGUAGES: Record<string, string> = {
-  en: 'English', fr: 'French', es: 'Spanish', de: 'German', it: 'Italian', pt: 'Portuguese', nl: 'Dutch',
-  pl: 'Polish', sv: 'Swedish', da: 'Danish', no: 'Norwegian', fi: 'Finnish', cs: 'Czech', ru: 'Russian',
-  uk: 'Ukrainian', tr: 'Turkish', ja: 'Japanese', zh: 'Chinese', ko: 'Korean', ar: 'Arabic', hi: 'Hindi',
+  en: 'English',
+  fr: 'French',
+  es: 'Spanish',
+  de: 'German',
+  it: 'Italian',
+  pt: 'Portuguese',
+  nl: 'Dutch',
+  pl: 'Polish',
+  sv: 'Swedish',
+  da: 'Danish',
+  no: 'Norwegian',
+  fi: 'Finnish',
+  cs: 'Czech',
+  ru: 'Russian',
+  uk: 'Ukrainian',
+  tr: 'Turkish',
+  ja: 'Japanese',
+  zh: 'Chinese',
+  ko: 'Korean',
+  ar: 'Arabic',
+  hi: 'Hindi',
 };
 
 const STOPWORDS = new Set(
-  'about above after again also because been before being between both could does doing during each from have having here into just more most other over same should some such than that their them then there these they this those through under until very what when where which while with would your yours how why'.split(' '),
+  'about above after again also because been before being between both could does doing during each from have having here into just more most other over same should some such than that their them then there these they this those through under until very what when where which while with would your yours how why'.split(
+    ' ',
+  ),
 );
 
 // Leading instructions that are not part of the subject ("Write a short post about ...").
@@ -164,17 +184,30 @@ export function composeDraft(req: WriteRequest): WrittenDraft {
   // A deterministic choice of sections, kept in their natural reading order.
   const chosen = new Set(shuffled(OTHER_KINDS, random).slice(0, shape.sections - 1));
   const kinds = [CONTEXT, ...OTHER_KINDS.filter((kind) => chosen.has(kind))];
-  const parts: string[] = [INTRO.slice(0, shape.intro).map((s) => fill(s)).join(' ')];
+  const parts: string[] = [
+    INTRO.slice(0, shape.intro)
+      .map((s) => fill(s))
+      .join(' '),
+  ];
   const needed = shape.paragraphs * shape.sentences;
   kinds.forEach((kind, i) => {
     const topic = topics[i];
     parts.push(`## ${topic ? `${capitalize(topic)}: ${kind.heading.toLowerCase()}` : kind.heading}`);
     const sentences = pickInOrder([...kind.sentences, ...pickInOrder(GENERAL, Math.max(0, needed - kind.sentences.length), random)], needed, random);
     for (let p = 0; p < shape.paragraphs; p++) {
-      parts.push(sentences.slice(p * shape.sentences, (p + 1) * shape.sentences).map((s) => fill(s, topic)).join(' '));
+      parts.push(
+        sentences
+          .slice(p * shape.sentences, (p + 1) * shape.sentences)
+          .map((s) => fill(s, topic))
+          .join(' '),
+      );
     }
   });
-  parts.push(CONCLUSION.slice(0, shape.sections - 1).map((s) => fill(s)).join(' '));
+  parts.push(
+    CONCLUSION.slice(0, shape.sections - 1)
+      .map((s) => fill(s))
+      .join(' '),
+  );
 
   const language = languageLabel(config.language);
   if (language && language !== 'English') {
@@ -192,9 +225,7 @@ export function composeDraft(req: WriteRequest): WrittenDraft {
 
   const title = scrub(oneLine(req.title)) || capitalize(truncateWords(subject, 80));
   const covered = kinds.map((kind) => kind.heading.toLowerCase());
-  const excerpt = scrub(
-    truncateWords(`A ${tone} look at ${subject} for ${audience}, covering ${covered.slice(0, -1).join(', ')} and ${covered.at(-1)}.`, 240),
-  );
+  const excerpt = scrub(truncateWords(`A ${tone} look at ${subject} for ${audience}, covering ${covered.slice(0, -1).join(', ')} and ${covered.at(-1)}.`, 240));
   const tags = (topics.length ? topics : keywords(subject))
     .map((t) => t.toLowerCase().slice(0, 40).trim())
     .filter((t, i, all) => t && all.indexOf(t) === i && scrub(t) === t)
@@ -238,8 +269,15 @@ function truncateWords(text: string, max: number): string {
 /** The brief's first sentence without instructions such as "Write a post about". */
 function subjectOf(brief: string): string {
   const first = oneLine(brief).split(/(?<=[.!?])\s/)[0] ?? '';
-  const words = first.replace(/[.!?;:,]+$/, '').replace(LEAD_IN, '').split(' ').filter(Boolean);
-  return words.slice(0, 12).join(' ').replace(/[,;:]+$/, '');
+  const words = first
+    .replace(/[.!?;:,]+$/, '')
+    .replace(LEAD_IN, '')
+    .split(' ')
+    .filter(Boolean);
+  return words
+    .slice(0, 12)
+    .join(' ')
+    .replace(/[,;:]+$/, '');
 }
 
 function keywords(subject: string): string[] {
@@ -264,9 +302,7 @@ function escapeRegExp(text: string): string {
 /** Removes every banned word or phrase (whole words, any case), then tidies the spaces left behind. */
 function removeBanned(text: string, banned: string[]): string {
   if (!banned.length) return text;
-  const patterns = banned.map(
-    (word) => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}_])`, 'giu'),
-  );
+  const patterns = banned.map((word) => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}_])`, 'giu'));
   let out = text;
   // Removing one phrase can join words into another banned phrase; repeat until nothing matches.
   for (let pass = 0; pass < 5 && patterns.some((p) => out.search(p) >= 0); pass++) {

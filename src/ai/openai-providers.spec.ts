@@ -40,7 +40,12 @@ function completion(content: unknown) {
   return { id: 'c1', object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] };
 }
 
-const article = { title: 'Cold brew at home', excerpt: 'Why and how.', body: '# Cold brew at home\n\nIntro.\n\n## Gear\n\nA jar.', tags: ['Coffee', 'cold brew', 'coffee'] };
+const article = {
+  title: 'Cold brew at home',
+  excerpt: 'Why and how.',
+  body: '# Cold brew at home\n\nIntro.\n\n## Gear\n\nA jar.',
+  tags: ['Coffee', 'cold brew', 'coffee'],
+};
 const request: WriteRequest = { brief: 'Cold brew at home', length: 'short', config: { audience: 'beginners', banned_words: 'cheap', language: 'en' } };
 
 beforeAll(async () => {
@@ -48,7 +53,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString() || '{}'), at: Date.now() };
+      const entry: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString() || '{}'),
+        at: Date.now(),
+      };
       seen.push(entry);
       handler(res, entry, seen.length - 1);
     });
@@ -136,7 +147,8 @@ describe('OpenAiWriterProvider against a fake server', () => {
   });
 
   it('retries after a 429, waiting as long as Retry-After says', async () => {
-    handler = (res, _, i) => (i === 0 ? json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1' }) : json(res, 200, completion(JSON.stringify(article))));
+    handler = (res, _, i) =>
+      i === 0 ? json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1' }) : json(res, 200, completion(JSON.stringify(article)));
     const draft = await new OpenAiWriterProvider(options()).write(request, never(), noProgress);
 
     expect(draft.title).toBe('Cold brew at home');
@@ -212,7 +224,9 @@ describe('OpenAiWriterProvider against a fake server', () => {
         controller.abort();
       });
     };
-    await expect(new OpenAiWriterProvider(options({ baseDelayMs: 10_000 })).write(request, controller.signal, noProgress)).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(new OpenAiWriterProvider(options({ baseDelayMs: 10_000 })).write(request, controller.signal, noProgress)).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(abortedAt).toBeGreaterThan(0);
     expect(Date.now() - abortedAt).toBeLessThan(100);
     expect(seen).toHaveLength(1);
@@ -223,7 +237,9 @@ describe('OpenAiWriterProvider against a fake server', () => {
     handler = (res) => later(3_000, () => json(res, 200, completion(JSON.stringify(article))));
     later(100, () => controller.abort());
     const started = Date.now();
-    await expect(new OpenAiWriterProvider(options({ timeoutMs: 10_000 })).write(request, controller.signal, noProgress)).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(new OpenAiWriterProvider(options({ timeoutMs: 10_000 })).write(request, controller.signal, noProgress)).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(Date.now() - started).toBeLessThan(500);
     expect(seen).toHaveLength(1);
   });
@@ -233,7 +249,9 @@ describe('OpenAiWriterProvider against a fake server', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const error = await failure(new OpenAiWriterProvider(options({ baseUrl: `http://127.0.0.1:${port}/v1`, maxAttempts: 2 })).write(request, never(), noProgress));
+    const error = await failure(
+      new OpenAiWriterProvider(options({ baseUrl: `http://127.0.0.1:${port}/v1`, maxAttempts: 2 })).write(request, never(), noProgress),
+    );
     expect(error.retryable).toBe(true);
     expect(error.message).toMatch(/^Could not reach the writer provider \(ECONNREFUSED\)\. It failed 2 times in a row/);
   });

@@ -62,7 +62,10 @@ export function parseDraft(answer: unknown, req: Pick<WriteRequest, 'title'>): W
   }
   const content = message?.content;
   if (typeof content !== 'string' || !content.trim()) {
-    throw new ProviderError('The writer provider answered without any text; call write_article again, and if it keeps happening tell the user the writer provider is misbehaving.', false);
+    throw new ProviderError(
+      'The writer provider answered without any text; call write_article again, and if it keeps happening tell the user the writer provider is misbehaving.',
+      false,
+    );
   }
   const object = parseObject(content);
   if (!object) {
@@ -77,7 +80,10 @@ export function parseDraft(answer: unknown, req: Pick<WriteRequest, 'title'>): W
     throw new ProviderError('The writer model answered without an article body; call write_article again, perhaps with a shorter, clearer brief.', false);
   }
   // The title is stored apart, so a leading H1 would repeat it.
-  const body = rawBody.trim().replace(/^#(?!#)[^\n]*\n+/, '').trim();
+  const body = rawBody
+    .trim()
+    .replace(/^#(?!#)[^\n]*\n+/, '')
+    .trim();
   const title = (typeof object.title === 'string' && oneLine(object.title, 300)) || oneLine(req.title ?? '', 300);
   if (!title) {
     throw new ProviderError('The writer model answered without a title; call write_article again with a title argument.', false);

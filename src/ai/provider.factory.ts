@@ -11,7 +11,8 @@ type ProviderSettings = Pick<AppConfig, 'writer' | 'image' | 'localProviderDelay
 
 /** The configured writer, its output sanitized in this one place whichever provider it is. */
 export function createWriterProvider(config: ProviderSettings): WriterProvider {
-  const inner = config.writer.kind === 'openai' ? new OpenAiWriterProvider(openAiOptions(config.writer, 'WRITER')) : new LocalWriterProvider(config.localProviderDelayMs);
+  const inner =
+    config.writer.kind === 'openai' ? new OpenAiWriterProvider(openAiOptions(config.writer, 'WRITER')) : new LocalWriterProvider(config.localProviderDelayMs);
   return new SanitizingWriterProvider(inner);
 }
 

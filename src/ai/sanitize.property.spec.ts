@@ -13,7 +13,21 @@ const { fragments } = JSON.parse(readFileSync(join(__dirname, 'sanitize.fragment
  * browser inside <textarea> or <script>), and every `](`, `]:` and `<scheme:` as a link.
  */
 
-const BLOCKED_ELEMENTS = new Set(['script', 'style', 'iframe', 'object', 'applet', 'frameset', 'noembed', 'noframes', 'embed', 'frame', 'base', 'meta', 'link']);
+const BLOCKED_ELEMENTS = new Set([
+  'script',
+  'style',
+  'iframe',
+  'object',
+  'applet',
+  'frameset',
+  'noembed',
+  'noframes',
+  'embed',
+  'frame',
+  'base',
+  'meta',
+  'link',
+]);
 const HTML_SPACE = new Set(['\t', '\n', '\f', '\r', ' ']);
 const isAlpha = (c: string | undefined) => c !== undefined && /^[A-Za-z]$/.test(c);
 
@@ -47,7 +61,8 @@ function browserStartTags(html: string): Tag[] {
     } else if (html[i] === '!' || html[i] === '?') {
       i = skipTo('>', i); // doctype, CDATA outside foreign content, bogus comment
     } else if (html[i] === '/') {
-      if (isAlpha(html[i + 1])) i = readTag(i + 1).end; // end tags are tokenized like start tags, then their attributes dropped
+      if (isAlpha(html[i + 1]))
+        i = readTag(i + 1).end; // end tags are tokenized like start tags, then their attributes dropped
       else if (html[i + 1] === '>') i += 2;
       else i = skipTo('>', i);
     } else if (isAlpha(html[i])) {
@@ -93,7 +108,19 @@ function browserStartTags(html: string): Tag[] {
 
 /** HTML character references as an attribute value decodes them (numeric, and the named ones that spell a scheme). */
 function decodeReferences(text: string): string {
-  const named: Record<string, string> = { Tab: '\t', NewLine: '\n', colon: ':', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", lpar: '(', rpar: ')', sol: '/' };
+  const named: Record<string, string> = {
+    Tab: '\t',
+    NewLine: '\n',
+    colon: ':',
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    lpar: '(',
+    rpar: ')',
+    sol: '/',
+  };
   return text.replace(/&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([A-Za-z]+);)/g, (m, hex?: string, dec?: string, name?: string) => {
     if (name) return named[name] ?? m;
     const code = parseInt(hex ?? dec ?? '', hex ? 16 : 10);
@@ -104,7 +131,10 @@ function decodeReferences(text: string): string {
 /** What the sanitizer promises to remove from a URL: javascript:, vbscript: (livescript:), and data: other than raster images. */
 function runsCode(url: string): boolean {
   // The URL parser trims C0 controls and spaces, and drops tabs and newlines anywhere.
-  const u = url.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '').toLowerCase();
+  const u = url
+    .replace(/[\t\n\r]/g, '')
+    .replace(/^[\u0000-\u0020]+/, '')
+    .toLowerCase();
   if (/^(?:javascript|vbscript|livescript):/.test(u)) return true;
   return u.startsWith('data:') && !/^data:image\/(?:png|gif|jpe?g|webp|avif|bmp)[;,]/.test(u);
 }
@@ -144,7 +174,9 @@ function dangers(text: string): string[] {
   return out;
 }
 
-const htmlish = fc.array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fragments) }, fc.string({ maxLength: 3, unit: 'grapheme' })), { maxLength: 40 }).map((parts) => parts.join(''));
+const htmlish = fc
+  .array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fragments) }, fc.string({ maxLength: 3, unit: 'grapheme' })), { maxLength: 40 })
+  .map((parts) => parts.join(''));
 const anyText = fc.oneof(fc.string({ maxLength: 200, unit: 'binary' }), htmlish);
 const RUNS = { numRuns: 3_000 };
 

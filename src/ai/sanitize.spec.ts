@@ -28,11 +28,15 @@ describe('sanitizeText', () => {
     ['a markdown data:text/html link', '[x](data:text/html,<script>alert(1)</script>)', '[x](#)'],
     ['a reference definition', '[x][r]\n\n[r]: javascript:alert(1)', '[x][r]\n\n[r]: #'],
     ['an autolink', 'see <javascript:alert(1)> now', 'see  now'],
-    ['a tag that a comment would hide from the scanner', '<!-- <a title="--> <img src=x onerror=alert(1)> ">', '<!-- <a title="--&gt; &lt;img src=x onerror=alert(1)&gt; ">'],
+    [
+      'a tag that a comment would hide from the scanner',
+      '<!-- <a title="--> <img src=x onerror=alert(1)> ">',
+      '<!-- <a title="--&gt; &lt;img src=x onerror=alert(1)&gt; ">',
+    ],
     ['NUL and control characters', 'a\u0000b\u0007c', 'abc'],
     // HTML's white space is ASCII only: after "=", U+00A0 starts an unquoted value, and the quote is part of it.
     ['an event handler behind a no-break space the browser reads as part of a value', '<a title=\u00a0"a onerror=alert(1)">x</a>', '<a title=\u00a0"a>x</a>'],
-    ['an event handler behind an ideographic space', '<img src=x alt=\u3000\'a onload=alert(1)\'>', "<img src=x alt=\u3000'a>"],
+    ['an event handler behind an ideographic space', "<img src=x alt=\u3000'a onload=alert(1)'>", "<img src=x alt=\u3000'a>"],
     // CommonMark ends an autolink at ASCII space and controls only.
     ['an autolink holding a no-break space', 'see <javascript:alert(1)\u00a0x> now', 'see  now'],
     ['a reference definition on the next line after CR LF', '[x][r]\r\n\r\n[r]:\r\njavascript:alert(1)', '[x][r]\r\n\r\n[r]:\r\n#'],
@@ -89,7 +93,11 @@ describe('sanitizeText', () => {
   // The inputs that made a pattern backtrack or rescan (its time is measured by `npm run bench:sanitize`, never here).
   it.each([
     ['"]:" and spaces without a destination', ']:' + ' '.repeat(20_000), ']:' + ' '.repeat(20_000)],
-    ['"]:", spaces, a line break and spaces', ']:' + ' '.repeat(10_000) + '\n' + ' '.repeat(10_000) + 'javascript:x', ']:' + ' '.repeat(10_000) + '\n' + ' '.repeat(10_000) + '#'],
+    [
+      '"]:", spaces, a line break and spaces',
+      ']:' + ' '.repeat(10_000) + '\n' + ' '.repeat(10_000) + 'javascript:x',
+      ']:' + ' '.repeat(10_000) + '\n' + ' '.repeat(10_000) + '#',
+    ],
     ['unclosed "<" destinations on one line', ']: <'.repeat(5_000) + 'javascript:x', ']: <'.repeat(4_999) + ']: #'],
     ['unclosed "<" destinations of definitions', '[t]: <a'.repeat(5_000), '[t]: <a'.repeat(5_000)],
     ['links nested in one destination', '[a](x'.repeat(5_000) + '](javascript:y)', '[a](x'.repeat(5_000) + '](#)'],

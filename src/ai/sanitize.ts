@@ -7,8 +7,24 @@ const TAG_ONLY = ['embed', 'frame', 'base', 'meta', 'link'];
 const ELEMENT = new RegExp(`<(/?)(${[...WITH_CONTENT, ...TAG_ONLY].join('|')})(?![\\w:-])`, 'gi');
 
 const NAMED_ENTITIES: Record<string, string> = {
-  colon: ':', tab: '\t', newline: '\n', lpar: '(', rpar: ')', sol: '/', bsol: '\\', period: '.', comma: ',',
-  semi: ';', amp: '&', quot: '"', apos: "'", lt: '<', gt: '>', excl: '!', num: '#', equals: '=',
+  colon: ':',
+  tab: '\t',
+  newline: '\n',
+  lpar: '(',
+  rpar: ')',
+  sol: '/',
+  bsol: '\\',
+  period: '.',
+  comma: ',',
+  semi: ';',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+  lt: '<',
+  gt: '>',
+  excl: '!',
+  num: '#',
+  equals: '=',
 };
 
 /** Passes over the text before it is taken to be built to nest constructs (see {@link sanitizeText}). */

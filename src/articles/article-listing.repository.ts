@@ -7,7 +7,6 @@ import type { ProjectScope } from '../projects/project-scope.js';
 import type { ArticleStatus } from './article.entity.js';
 import type { ArticleSummaryRow } from './article.views.js';
 
-
 /** What the page statements answer: the listing's total and the project's generation on each row. */
 type Counts = { total: number | null; generation: string | null };
 type CountedRow = ArticleSummaryRow & Counts;
@@ -79,7 +78,8 @@ function pageStatement(deferred: boolean, byStatus: boolean, anchored: boolean):
 // Every variant built once, here, so that the snapshot shows them all.
 const PAGES = new Map<string, Sql<PageParams, CountedRow>>();
 for (const deferred of [false, true]) {
-  for (const byStatus of [false, true]) for (const anchored of [false, true]) PAGES.set(`${deferred}|${byStatus}|${anchored}`, pageStatement(deferred, byStatus, anchored));
+  for (const byStatus of [false, true])
+    for (const anchored of [false, true]) PAGES.set(`${deferred}|${byStatus}|${anchored}`, pageStatement(deferred, byStatus, anchored));
 }
 
 // Past the last page (or an empty project): the total still comes from the counts.
@@ -93,7 +93,10 @@ const countsOnly = sql<[accountId: string, projectId: string, status: ArticleSta
  * A search or tag listing's page and its bounded count. Not prepared: the planner chooses per pattern
  * between the GIN indexes (rare matches) and walking the listing index (common ones).
  */
-function filterStatements(f: { status: boolean; like: boolean; tag: boolean }): { page: Sql<FilterParams, ArticleSummaryRow>; count: Sql<FilterParams, { counted: number }> } {
+function filterStatements(f: { status: boolean; like: boolean; tag: boolean }): {
+  page: Sql<FilterParams, ArticleSummaryRow>;
+  count: Sql<FilterParams, { counted: number }>;
+} {
   const where = ['account_id = $1', 'project_id = $2', 'deleted_at IS NULL'];
   let n = 2;
   if (f.status) where.push(`status = $${++n}`);
@@ -105,8 +108,14 @@ function filterStatements(f: { status: boolean; like: boolean; tag: boolean }): 
   const filter = where.join(' AND ');
   const name = flags([f.status, 'by_status'], [f.like, 'search'], [f.tag, 'tag']);
   return {
-    page: sql(`articles.filter_page${name}`, `SELECT ${COLUMNS} FROM articles a WHERE ${filter} ORDER BY updated_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, { hot: true }),
-    count: sql(`articles.filter_count${name}`, `SELECT count(*)::int AS counted FROM (SELECT 1 FROM articles WHERE ${filter} LIMIT $${n + 1}) m`, { hot: true }),
+    page: sql(
+      `articles.filter_page${name}`,
+      `SELECT ${COLUMNS} FROM articles a WHERE ${filter} ORDER BY updated_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+      { hot: true },
+    ),
+    count: sql(`articles.filter_count${name}`, `SELECT count(*)::int AS counted FROM (SELECT 1 FROM articles WHERE ${filter} LIMIT $${n + 1}) m`, {
+      hot: true,
+    }),
   };
 }
 

@@ -72,7 +72,8 @@ export class ArticleListingService {
 
   async list(scope: ProjectScope, q: ListArticlesQuery): Promise<ArticleListing> {
     const offset = (q.page - 1) * q.page_size;
-    const { rows, total, capped } = q.search !== undefined || q.tag !== undefined ? await this.filtered(scope, q, offset) : await this.byStatus(scope, q, offset);
+    const { rows, total, capped } =
+      q.search !== undefined || q.tag !== undefined ? await this.filtered(scope, q, offset) : await this.byStatus(scope, q, offset);
     return {
       items: rows.map(articleSummary),
       pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size), ...(capped ? { total_capped: true } : {}) },

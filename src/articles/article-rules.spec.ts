@@ -31,7 +31,10 @@ describe('checkArticleFields', () => {
     [{ title: '   ' }, 'Invalid value for "title": must be a non-empty string.'],
     [{ title: 'x'.repeat(301) }, 'Invalid value for "title": must be at most 300 characters long.'],
     [{ body: 'é'.repeat(ARTICLE_LIMITS.bodyMaxBytes / 2 + 1) }, 'Invalid value for "body": must be at most 1 MiB (1,048,576 bytes of UTF-8).'],
-    [{ handle: 'Hello World' }, 'Invalid value for "handle": must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post").'],
+    [
+      { handle: 'Hello World' },
+      'Invalid value for "handle": must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post").',
+    ],
     [{ handle: 'a--b' }, 'Invalid value for "handle": must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post").'],
     [{ handle: 'a'.repeat(121) }, 'Invalid value for "handle": must be at most 120 characters long.'],
     [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 tags.'],

@@ -48,7 +48,8 @@ export function checkArticleFields<T extends ArticleFields>(fields: T): T {
   }
   if (fields.handle !== undefined) {
     if (length(fields.handle) > ARTICLE_LIMITS.handleMax) throw invalid('handle', `must be at most ${ARTICLE_LIMITS.handleMax} characters long`);
-    if (!HANDLE_PATTERN.test(fields.handle)) throw invalid('handle', 'must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post")');
+    if (!HANDLE_PATTERN.test(fields.handle))
+      throw invalid('handle', 'must be lower-case letters a-z and digits, words joined by single hyphens (like "my-first-post")');
   }
   if (fields.tags !== undefined) {
     const trimmed = fields.tags.map((t) => t.trim());

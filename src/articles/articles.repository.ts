@@ -56,7 +56,10 @@ const findInProjects = sql<[accountId: string, projectIds: string[], id: string]
   `SELECT * FROM articles WHERE id = $3 AND account_id = $1 AND project_id = ANY($2::uuid[]) AND deleted_at IS NULL`,
 );
 const findByJob = sql<[jobId: string, accountId: string], Article>('articles.find_by_job', `SELECT * FROM articles WHERE job_id = $1 AND account_id = $2`);
-const lockLive = sql<Key, Article>('articles.lock_live', `SELECT * FROM articles WHERE id = $1 AND account_id = $2 AND project_id = $3 AND deleted_at IS NULL FOR UPDATE`);
+const lockLive = sql<Key, Article>(
+  'articles.lock_live',
+  `SELECT * FROM articles WHERE id = $1 AND account_id = $2 AND project_id = $3 AND deleted_at IS NULL FOR UPDATE`,
+);
 const lockAny = sql<[id: string], Article>('articles.lock_any', `SELECT * FROM articles WHERE id = $1 FOR UPDATE`);
 
 const insert = sql<
@@ -329,9 +332,7 @@ export class ArticlesRepository {
 
   /** Up to `limit` trashed articles of a project, newest deletion first, after the cursor's position when given. */
   trashPage(accountId: string, projectId: string, limit: number, after?: { deletedAt: string; id: string }, db: Queryable = this.db): Promise<TrashedRow[]> {
-    return after
-      ? rows(db, trashAfter, [accountId, projectId, limit, after.deletedAt, after.id])
-      : rows(db, trashFirst, [accountId, projectId, limit]);
+    return after ? rows(db, trashAfter, [accountId, projectId, limit, after.deletedAt, after.id]) : rows(db, trashFirst, [accountId, projectId, limit]);
   }
 
   /** Deletes up to `batch` articles trashed more than `days` ago (and their revisions); answers how many. */

@@ -68,7 +68,8 @@ export class ArticlesService {
 
   async get(scope: ProjectScope, by: { id?: string; handle?: string }): Promise<ArticleView> {
     // An id that is not a UUID names no article, like any other unknown id.
-    const article = by.id === undefined ? await this.articles.find(scope, { handle: by.handle! }) : isUuid(by.id) ? await this.articles.find(scope, { id: by.id }) : null;
+    const article =
+      by.id === undefined ? await this.articles.find(scope, { handle: by.handle! }) : isUuid(by.id) ? await this.articles.find(scope, { id: by.id }) : null;
     if (!article) {
       throw by.id !== undefined ? notFound(by.id) : new DomainError('not_found', `No article with handle "${by.handle}" in this project.`);
     }
@@ -114,7 +115,13 @@ export class ArticlesService {
     if (Object.values(changes).every((v) => v === undefined)) {
       throw new DomainError('invalid_arguments', 'Nothing to update: give at least one of title, body, handle, excerpt or tags.');
     }
-    const set = { title: changes.title ?? null, body: changes.body ?? null, handle: changes.handle ?? null, excerpt: changes.excerpt ?? null, tags: changes.tags ?? null };
+    const set = {
+      title: changes.title ?? null,
+      body: changes.body ?? null,
+      handle: changes.handle ?? null,
+      excerpt: changes.excerpt ?? null,
+      tags: changes.tags ?? null,
+    };
     return this.withHandleClash(scope, changes.handle, () =>
       this.change(
         scope,
@@ -181,7 +188,13 @@ export class ArticlesService {
    * Sets an article's featured image inside the caller's transaction (with the image's insert),
    * keeping the previous state as a revision and bumping the version. Null when the article is gone.
    */
-  async setFeaturedImage(manager: EntityManager, scope: ProjectScope, articleId: string, mediaId: string, credentialId: string | null): Promise<ArticleView | null> {
+  async setFeaturedImage(
+    manager: EntityManager,
+    scope: ProjectScope,
+    articleId: string,
+    mediaId: string,
+    credentialId: string | null,
+  ): Promise<ArticleView | null> {
     const before = await this.articles.lockLive(scope, articleId, manager);
     if (!before) return null;
     return articleView(await this.revise(manager, scope, before, { credentialId }, (m) => this.articles.setFeaturedImage(scope, articleId, mediaId, m)));

@@ -18,7 +18,21 @@ export interface PrincipalRow {
 }
 
 const INSERT = sql<
-  [id: string, accountId: string, type: CredentialType, name: string, secretHash: Buffer | null, secretPrefix: string, scopes: Scope[], expiresAt: Date | null, createdAt: Date, source: CredentialSource, userId: string | null, clientId: string | null, createdBy: string | null]
+  [
+    id: string,
+    accountId: string,
+    type: CredentialType,
+    name: string,
+    secretHash: Buffer | null,
+    secretPrefix: string,
+    scopes: Scope[],
+    expiresAt: Date | null,
+    createdAt: Date,
+    source: CredentialSource,
+    userId: string | null,
+    clientId: string | null,
+    createdBy: string | null,
+  ]
 >(
   'credentials.insert',
   `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at, source, user_id, client_id, created_by)
@@ -126,7 +140,21 @@ export class CredentialsRepository {
   /** Inserts the credential and its project links. */
   async insert(credential: Credential, links: readonly CredentialProject[], db: Queryable = this.db): Promise<void> {
     const c = credential;
-    await run(db, INSERT, [c.id, c.account_id, c.type, c.name, c.secret_hash, c.secret_prefix, c.scopes, c.expires_at, c.created_at, c.source, c.user_id, c.client_id, c.created_by]);
+    await run(db, INSERT, [
+      c.id,
+      c.account_id,
+      c.type,
+      c.name,
+      c.secret_hash,
+      c.secret_prefix,
+      c.scopes,
+      c.expires_at,
+      c.created_at,
+      c.source,
+      c.user_id,
+      c.client_id,
+      c.created_by,
+    ]);
     if (links.length) await run(db, INSERT_LINKS, [c.id, c.account_id, links.map((l) => l.project_id), links.map((l) => l.role)]);
   }
 

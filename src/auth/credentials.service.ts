@@ -95,7 +95,11 @@ export class CredentialsService {
     const owned = new Set((await this.projects.findOwned(accountId, ids)).map((p) => p.id));
     const foreign = ids.filter((id) => !owned.has(id));
     if (foreign.length) {
-      throw new DomainError('unprocessable', `Project(s) ${foreign.join(', ')} do not belong to account ${accountId}; a credential reaches only its own account's projects.`, { project_ids: foreign });
+      throw new DomainError(
+        'unprocessable',
+        `Project(s) ${foreign.join(', ')} do not belong to account ${accountId}; a credential reaches only its own account's projects.`,
+        { project_ids: foreign },
+      );
     }
     const { secret, hash, visiblePrefix } = newSecret(type === 'api_key' ? KEY_PREFIX : GRANT_PREFIX);
     const now = new Date();
@@ -116,7 +120,12 @@ export class CredentialsService {
       revoked_reason: null,
       created_by: input.createdBy?.id ?? null,
     };
-    const links: CredentialProject[] = input.projects.map((p) => ({ credential_id: credential.id, project_id: p.project_id, account_id: accountId, role: p.role }));
+    const links: CredentialProject[] = input.projects.map((p) => ({
+      credential_id: credential.id,
+      project_id: p.project_id,
+      account_id: accountId,
+      role: p.role,
+    }));
     await this.db.transaction((tx) => this.credentials.insert(credential, links, tx));
     return { view: view({ ...credential, created_by_email: input.createdBy?.email ?? null }, links), secret };
   }
@@ -143,7 +152,12 @@ export class CredentialsService {
       revoked_reason: null,
       created_by: input.userId,
     };
-    const links: CredentialProject[] = input.projects.map((p) => ({ credential_id: grant.id, project_id: p.project_id, account_id: input.accountId, role: p.role }));
+    const links: CredentialProject[] = input.projects.map((p) => ({
+      credential_id: grant.id,
+      project_id: p.project_id,
+      account_id: input.accountId,
+      role: p.role,
+    }));
     await this.credentials.insert(grant, links, tx);
     return grant;
   }
@@ -180,7 +194,12 @@ export class CredentialsService {
     await this.accounts.get(accountId);
     const rows = await this.credentials.page(accountId, type, limit + 1, decodeCursor(cursor));
     const links = rows.length ? await this.credentials.links(rows.map((r) => r.id)) : [];
-    return toPage(rows, limit, (c) => view(c, links.filter((l) => l.credential_id === c.id)));
+    return toPage(rows, limit, (c) =>
+      view(
+        c,
+        links.filter((l) => l.credential_id === c.id),
+      ),
+    );
   }
 
   /**
@@ -190,7 +209,13 @@ export class CredentialsService {
   async connections(accountId: string, userId: string | null, limit = 200): Promise<ConnectionView[]> {
     const grants = await this.credentials.oauthGrants(accountId, userId, limit);
     const links = grants.length ? await this.credentials.links(grants.map((g) => g.id)) : [];
-    return grants.map((g: ConnectedGrant) => ({ ...view(g, links.filter((l) => l.credential_id === g.id)), redirect_uris: g.client_redirect_uris ?? [] }));
+    return grants.map((g: ConnectedGrant) => ({
+      ...view(
+        g,
+        links.filter((l) => l.credential_id === g.id),
+      ),
+      redirect_uris: g.client_redirect_uris ?? [],
+    }));
   }
 
   /**

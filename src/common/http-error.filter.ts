@@ -64,7 +64,11 @@ export class HttpErrorFilter implements ExceptionFilter {
       const status = err.getStatus();
       const response = err.getResponse() as string | { message?: string | string[] };
       const messages = typeof response === 'object' && Array.isArray(response.message) ? response.message : undefined;
-      const message = messages ? `Invalid request: ${messages.join('; ')}.` : typeof response === 'string' ? response : (response.message as string) || err.message;
+      const message = messages
+        ? `Invalid request: ${messages.join('; ')}.`
+        : typeof response === 'string'
+          ? response
+          : (response.message as string) || err.message;
       return { status, body: { code: CODE_OF_STATUS[status] ?? 'error', message, ...(messages ? { details: messages } : {}) } };
     }
     // Other http-errors that reach the filter unwrapped keep their client status.

@@ -24,7 +24,9 @@ export function redactSecrets<T>(value: T, depth = 0): T {
 
 /** `url` with the values of credential-like query parameters (`?access_token=…`) replaced. */
 export function redactUrl(url: string): string {
-  return redactSecrets(url).replace(/([?&])([^=&#]*)=([^&#]*)/g, (param: string, sep: string, name: string) => (SECRET_NAME.test(name) ? `${sep}${name}=${REDACTED}` : param));
+  return redactSecrets(url).replace(/([?&])([^=&#]*)=([^&#]*)/g, (param: string, sep: string, name: string) =>
+    SECRET_NAME.test(name) ? `${sep}${name}=${REDACTED}` : param,
+  );
 }
 
 /** pino options that apply {@link redactSecrets} to the request, the response and every logged object. */

@@ -1,7 +1,7 @@
 import { likePrefix, uuidRange } from './completions.repository.js';
 
 describe('likePrefix', () => {
-  it('ends in % and takes LIKE\'s own characters and the backslash literally', () => {
+  it("ends in % and takes LIKE's own characters and the backslash literally", () => {
     expect(likePrefix('bread')).toBe('bread%');
     expect(likePrefix('')).toBe('%');
     expect(likePrefix('50%_off\\')).toBe('50\\%\\_off\\\\%');

@@ -44,7 +44,11 @@ describe('loadConfig: sign-in and OAuth settings', () => {
   it('oidc needs its issuer and client id', () => {
     expect(() => loadConfig({ LOGIN_METHODS: 'oidc' })).toThrow(/set OIDC_ISSUER and OIDC_CLIENT_ID/);
     expect(() => loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'not a url', OIDC_CLIENT_ID: 'x' })).toThrow('OIDC_ISSUER must be a URL; got "not a url".');
-    expect(loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'reblog' }).oidc).toEqual({ issuer: 'https://idp.example.com', clientId: 'reblog', clientSecret: undefined });
+    expect(loadConfig({ LOGIN_METHODS: 'oidc', OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'reblog' }).oidc).toEqual({
+      issuer: 'https://idp.example.com',
+      clientId: 'reblog',
+      clientSecret: undefined,
+    });
   });
 
   it('TRUST_PROXY: loopback by default; false, true, a hop count or a list; a wrong entry is named', () => {
@@ -55,7 +59,9 @@ describe('loadConfig: sign-in and OAuth settings', () => {
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback, fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback', 'fd00::/8']);
     for (const bad of ['gateway', '10.0.0.0/33', 'yes', '-1']) {
-      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(`TRUST_PROXY must be false, true, a number of proxies, or a comma list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal; got "${bad}".`);
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(
+        `TRUST_PROXY must be false, true, a number of proxies, or a comma list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal; got "${bad}".`,
+      );
     }
   });
 
@@ -73,7 +79,9 @@ describe('loadConfig: sign-in and OAuth settings', () => {
   it('proxy needs the trusted peers, as addresses or CIDR ranges, and trusts only those', () => {
     expect(() => loadConfig({ LOGIN_METHODS: 'proxy' })).toThrow(/set AUTH_PROXY_TRUSTED_CIDRS/);
     for (const bad of ['10.0.0.0/33', 'gateway', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
-      expect(() => loadConfig({ LOGIN_METHODS: 'proxy', AUTH_PROXY_TRUSTED_CIDRS: bad })).toThrow(`AUTH_PROXY_TRUSTED_CIDRS must be a comma list of addresses or CIDR ranges such as 10.0.0.0/8; got "${bad}".`);
+      expect(() => loadConfig({ LOGIN_METHODS: 'proxy', AUTH_PROXY_TRUSTED_CIDRS: bad })).toThrow(
+        `AUTH_PROXY_TRUSTED_CIDRS must be a comma list of addresses or CIDR ranges such as 10.0.0.0/8; got "${bad}".`,
+      );
     }
     const trusted = loadConfig({ LOGIN_METHODS: 'proxy', AUTH_PROXY_TRUSTED_CIDRS: '10.1.0.0/16, 127.0.0.1, fd00::/8' }).authProxyTrusted;
     expect(trusted.check('10.1.200.3', 'ipv4')).toBe(true);
@@ -92,7 +100,9 @@ describe('loadConfig: sign-in and OAuth settings', () => {
     expect(loadConfig({ OAUTH_CLIENT_METADATA_DOCUMENTS: 'false' }).oauth.clientMetadataDocuments).toBe(false);
     expect(() => loadConfig({ OAUTH_CLIENT_METADATA_DOCUMENTS: 'maybe' })).toThrow(/OAUTH_CLIENT_METADATA_DOCUMENTS/);
     expect(loadConfig({ OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '2' }).oauth.cimdMaxConcurrentFetches).toBe(2);
-    expect(() => loadConfig({ OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '0' })).toThrow('OAUTH_CIMD_MAX_CONCURRENT_FETCHES must be a whole number from 1 to 1000; got "0".');
+    expect(() => loadConfig({ OAUTH_CIMD_MAX_CONCURRENT_FETCHES: '0' })).toThrow(
+      'OAUTH_CIMD_MAX_CONCURRENT_FETCHES must be a whole number from 1 to 1000; got "0".',
+    );
   });
 
   it('token lifetimes are bounded', () => {
@@ -173,7 +183,7 @@ describe('loadConfig: IMAGE_SIZES', () => {
   });
 });
 
-describe('loadConfig: how long a job tool\'s call waits', () => {
+describe("loadConfig: how long a job tool's call waits", () => {
   it('production defaults: a silent call answers before the official SDK client gives up (60 s), a kept-alive one hears from the server sooner than that', () => {
     const config = loadConfig(PRODUCTION);
     expect(DEFAULT_REQUEST_TIMEOUT_MSEC).toBe(60_000);

@@ -231,7 +231,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const loginMethods = list(env, 'LOGIN_METHODS').map((m) => m.toLowerCase());
   if (!loginMethods.length) loginMethods.push('link');
   for (const method of loginMethods) {
-    if (!LOGIN_METHODS.includes(method as LoginMethod)) throw new ConfigError(`LOGIN_METHODS must be a comma list of ${LOGIN_METHODS.join(', ')}; got "${method}".`);
+    if (!LOGIN_METHODS.includes(method as LoginMethod))
+      throw new ConfigError(`LOGIN_METHODS must be a comma list of ${LOGIN_METHODS.join(', ')}; got "${method}".`);
   }
   const oidcIssuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
   if (loginMethods.includes('oidc') && (!oidcIssuer || !env.OIDC_CLIENT_ID)) {
@@ -244,14 +245,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const authProxyTrusted = cidrs(authProxyTrustedCidrs);
   const cimdAllowPrivateNetworks = bool(env, 'OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS', false);
   if (production && cimdAllowPrivateNetworks) {
-    throw new ConfigError('OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true is refused when NODE_ENV=production: client metadata documents must come from the public internet.');
+    throw new ConfigError(
+      'OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS=true is refused when NODE_ENV=production: client metadata documents must come from the public internet.',
+    );
   }
   const stateSecret = env.REQUEST_STATE_SECRET || undefined;
   if (stateSecret !== undefined && stateSecret.length < MIN_REQUEST_STATE_SECRET_LENGTH) {
     throw new ConfigError(`REQUEST_STATE_SECRET must be at least ${MIN_REQUEST_STATE_SECRET_LENGTH} characters long (e.g. openssl rand -hex 32).`);
   }
   if (production && !stateSecret) {
-    throw new ConfigError('REQUEST_STATE_SECRET is required when NODE_ENV=production: the same secret on every instance signs the requestState of 2026-07-28 clients (e.g. openssl rand -hex 32).');
+    throw new ConfigError(
+      'REQUEST_STATE_SECRET is required when NODE_ENV=production: the same secret on every instance signs the requestState of 2026-07-28 clients (e.g. openssl rand -hex 32).',
+    );
   }
   const image = provider(env, 'IMAGE');
   const sizes = imageSizes(env);
@@ -341,7 +346,14 @@ function cidrs(entries: string[]): BlockList {
     const [address, bits, extra] = entry.split('/');
     const family = isIP(address);
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (!family || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32) || (bits !== undefined && !/^\d+$/.test(bits))) {
+    if (
+      !family ||
+      extra !== undefined ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > (family === 6 ? 128 : 32) ||
+      (bits !== undefined && !/^\d+$/.test(bits))
+    ) {
       throw new ConfigError(`AUTH_PROXY_TRUSTED_CIDRS must be a comma list of addresses or CIDR ranges such as 10.0.0.0/8; got "${entry}".`);
     }
     block.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');

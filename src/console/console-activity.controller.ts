@@ -31,7 +31,12 @@ export class ConsoleActivityController {
 
   /** The filtered rows as a CSV download (streamed), or the page saying which filter is refused (400). */
   @Get('accounts/:accountId/activity/export')
-  async exportCsv(@Param('accountId') accountId: string, @Query() query: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async exportCsv(
+    @Param('accountId') accountId: string,
+    @Query() query: Record<string, unknown>,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     const out = await this.activity.exportCsv(req.browserSession.user, accountId, query);
     if (!('csv' in out)) return activityPage(res, await this.frame(req), out);
     res.status(200).set({

@@ -65,9 +65,24 @@ function filterForm(data: ActivityPageData): Html {
   return html`<form method="get" action="${path}" class="panel filters" aria-labelledby="filters-heading">
 <h2 id="filters-heading">Filter</h2>
 <div class="fields">
-${select('outcome', 'Outcome', q.outcome, OUTCOMES.map((o) => ({ value: o, label: OUTCOME_LABELS[o] })))}
-${select('tool', 'Tool', q.tool, TOOL_NAMES.map((t) => ({ value: t, label: t })))}
-${select('credential', data.membership.role === 'owner' ? 'Key or app' : 'App', q.credential, data.credentials.map((c: CredentialChoice) => ({ value: c.id, label: credentialLabel(c, c.oauth) })))}
+${select(
+  'outcome',
+  'Outcome',
+  q.outcome,
+  OUTCOMES.map((o) => ({ value: o, label: OUTCOME_LABELS[o] })),
+)}
+${select(
+  'tool',
+  'Tool',
+  q.tool,
+  TOOL_NAMES.map((t) => ({ value: t, label: t })),
+)}
+${select(
+  'credential',
+  data.membership.role === 'owner' ? 'Key or app' : 'App',
+  q.credential,
+  data.credentials.map((c: CredentialChoice) => ({ value: c.id, label: credentialLabel(c, c.oauth) })),
+)}
 <div><label for="f-client">Client name</label><input type="text" id="f-client" name="client" maxlength="200" value="${q.client}" placeholder="claude-ai"></div>
 <div><label for="f-from">From <span data-zone>(UTC)</span></label><input type="datetime-local" id="f-from" name="from" value="${localValue(q.from)}" data-utc></div>
 <div><label for="f-to">To <span data-zone>(UTC)</span></label><input type="datetime-local" id="f-to" name="to" value="${localValue(q.to)}" data-utc></div>
@@ -123,10 +138,13 @@ export function activityChart(chart: ActivityChart, span: '24h' | '7d'): Html {
   const labels = data.flatMap((b, i) =>
     hourly && i % 3 !== 0
       ? []
-      : [html`<text class="x-label" x="${px(x(i)! + x.bandwidth() / 2)}" y="${CHART.height - CHART.bottom + 18}"${hourly ? html` data-at="${b.start.toISOString()}"` : null}>${bucketText(b.start, span, false)}</text>`],
+      : [
+          html`<text class="x-label" x="${px(x(i)! + x.bandwidth() / 2)}" y="${CHART.height - CHART.bottom + 18}"${hourly ? html` data-at="${b.start.toISOString()}"` : null}>${bucketText(b.start, span, false)}</text>`,
+        ],
   );
   const grid = ticks.map(
-    (v) => html`<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${px(y(v))}" y2="${px(y(v))}"></line><text class="y-label" x="${CHART.left - 6}" y="${px(y(v) + 4)}">${number(v)}</text>`,
+    (v) =>
+      html`<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${px(y(v))}" y2="${px(y(v))}"></line><text class="y-label" x="${CHART.left - 6}" y="${px(y(v) + 4)}">${number(v)}</text>`,
   );
   const what = hourly ? 'Requests per hour over the last 24 hours' : 'Requests per day over the last 7 days (UTC days)';
   const table = html`<table><thead><tr><th scope="col">${hourly ? 'Hour starting' : 'Day (UTC)'}</th>${OUTCOMES.map((o) => html`<th scope="col" class="num">${OUTCOME_LABELS[o]}</th>`)}<th scope="col" class="num">Total</th></tr></thead>
@@ -167,7 +185,9 @@ export function activityPage(res: Response, frame: Frame, data: ActivityPageData
   const path = accountPath(data.membership.account_id, 'activity');
   const owner = data.membership.role === 'owner';
   const spanLink = (span: '24h' | '7d', label: string) =>
-    data.span === span ? html`<strong aria-current="true">${label}</strong>` : html`<a href="${path}${queryString(q, { chart: span === '24h' ? '' : span })}">${label}</a>`;
+    data.span === span
+      ? html`<strong aria-current="true">${label}</strong>`
+      : html`<a href="${path}${queryString(q, { chart: span === '24h' ? '' : span })}">${label}</a>`;
   const list = data.problem
     ? null
     : data.entries.length
@@ -186,9 +206,11 @@ ${activityChart(data.chart, data.span)}
 ${filterForm(data)}
 <div class="log-head"><h2 id="log-heading">Requests</h2>${data.problem ? null : html`<a class="button secondary small" href="${accountPath(data.membership.account_id, 'activity/export')}${queryString(q, CSV)}" download>Export CSV</a>`}</div>
 ${list}
-${data.problem
+${
+  data.problem
     ? null
-    : html`<nav class="pager" aria-label="Pages">${q.cursor ? html`<a href="${path}${queryString(q, NEWEST)}">Newest</a>` : null}${data.next ? html`<a href="${path}${queryString(q, { cursor: data.next })}" rel="next">Older requests</a>` : null}</nav>`}`;
+    : html`<nav class="pager" aria-label="Pages">${q.cursor ? html`<a href="${path}${queryString(q, NEWEST)}">Newest</a>` : null}${data.next ? html`<a href="${path}${queryString(q, { cursor: data.next })}" rel="next">Older requests</a>` : null}</nav>`
+}`;
   accountPage(res, frame, data, 'activity', 'Activity', body, data.problem ? 400 : 200);
 }
 

@@ -23,7 +23,13 @@ export class ConsoleJobsController {
   ) {}
 
   @Get()
-  async list(@Param('accountId') accountId: string, @Query('done') done: unknown, @Query('cursor') cursor: unknown, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async list(
+    @Param('accountId') accountId: string,
+    @Query('done') done: unknown,
+    @Query('cursor') cursor: unknown,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     jobsPage(res, await this.frame(req), await this.jobs.list(req.browserSession.user, accountId, cursor), { done });
   }
 
@@ -42,7 +48,13 @@ export class ConsoleJobsController {
     const media = await this.jobs.image(req.browserSession.user, accountId, mediaId);
     res
       .status(200)
-      .set({ 'Content-Type': media.mime_type, 'Content-Length': String(media.data.length), 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Disposition': 'inline' })
+      .set({
+        'Content-Type': media.mime_type,
+        'Content-Length': String(media.data.length),
+        'Cache-Control': 'private, no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Disposition': 'inline',
+      })
       .end(media.data);
   }
 

@@ -58,9 +58,11 @@ export function jobsPage(res: Response, frame: Frame, data: JobsData, opts: { do
 <td>${time(j.created_at)}</td>
 <td>${j.finished_at ? time(j.finished_at) : html`<span class="muted">not yet</span>`}</td>
 <td>${made(id, j)}</td>
-<td>${active && data.cancellable.has(j.project_id)
-      ? html`<form method="post" action="${accountPath(id, `jobs/${j.id}/cancel`)}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="danger small" aria-label="Cancel job ${j.id}">Cancel</button></form>`
-      : null}</td>
+<td>${
+      active && data.cancellable.has(j.project_id)
+        ? html`<form method="post" action="${accountPath(id, `jobs/${j.id}/cancel`)}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="danger small" aria-label="Cancel job ${j.id}">Cancel</button></form>`
+        : null
+    }</td>
 </tr>`;
   });
   const notice = typeof opts.done === 'string' && NOTICES[opts.done] ? html`<p class="notice" role="status">${NOTICES[opts.done]}</p>` : null;
@@ -68,9 +70,14 @@ export function jobsPage(res: Response, frame: Frame, data: JobsData, opts: { do
 ${notice}
 ${opts.problem ? html`<p class="error" role="alert">${opts.problem}</p>` : null}
 <p class="muted">Articles and images written by AI for ${data.membership.role === 'owner' ? 'the projects of this account' : 'the projects where you have a role'}, newest first.</p>
-${data.jobs.length
-    ? scrollTable('Jobs', html`<table><thead><tr><th scope="col">Job</th><th scope="col">Project</th><th scope="col">Status</th><th scope="col" class="num">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Made</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table>`)
-    : html`<p>No job yet.</p>`}
+${
+  data.jobs.length
+    ? scrollTable(
+        'Jobs',
+        html`<table><thead><tr><th scope="col">Job</th><th scope="col">Project</th><th scope="col">Status</th><th scope="col" class="num">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Made</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table>`,
+      )
+    : html`<p>No job yet.</p>`
+}
 ${data.next_cursor ? html`<p><a href="${accountPath(id, 'jobs')}?cursor=${data.next_cursor}">Older jobs</a></p>` : null}`;
   accountPage(res, frame, data, 'jobs', 'Jobs', body, opts.status ?? 200);
 }

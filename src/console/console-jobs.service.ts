@@ -37,7 +37,12 @@ export class ConsoleJobsService {
     const place = await this.console.account(user, accountId);
     let page: Page<JobView>;
     try {
-      page = await this.jobs.list(place.membership.account_id, { project_ids: place.projects.map((p) => p.project_id) }, JOBS_PAGE, typeof cursor === 'string' && cursor ? cursor : undefined);
+      page = await this.jobs.list(
+        place.membership.account_id,
+        { project_ids: place.projects.map((p) => p.project_id) },
+        JOBS_PAGE,
+        typeof cursor === 'string' && cursor ? cursor : undefined,
+      );
     } catch (err) {
       // A cursor this page did not make: the same 404 as any id that is not there.
       if (err instanceof DomainError && err.code === 'validation_failed') throw DomainError.notFound('jobs page', String(cursor));
@@ -64,7 +69,11 @@ export class ConsoleJobsService {
   /** An image a job of a project the person sees made (the page shows it under the session, not a bearer). */
   async image(user: User, accountId: string, mediaId: string): Promise<Media> {
     const place = await this.console.account(user, accountId);
-    const media = await this.media.findWithData(place.membership.account_id, place.projects.map((p) => p.project_id), mediaId);
+    const media = await this.media.findWithData(
+      place.membership.account_id,
+      place.projects.map((p) => p.project_id),
+      mediaId,
+    );
     if (!media) throw DomainError.notFound('image', mediaId);
     return media;
   }

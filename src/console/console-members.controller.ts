@@ -24,7 +24,13 @@ export class ConsoleMembersController {
   ) {}
 
   @Get()
-  async list(@Param('accountId') accountId: string, @Query('done') done: unknown, @Query('cursor') cursor: unknown, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async list(
+    @Param('accountId') accountId: string,
+    @Query('done') done: unknown,
+    @Query('cursor') cursor: unknown,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     membersPage(res, await this.frame(req), await this.members.members(req.browserSession.user, accountId, cursor), { done });
   }
 
@@ -42,11 +48,18 @@ export class ConsoleMembersController {
   }
 
   @Post(':userId')
-  async change(@Param('accountId') accountId: string, @Param('userId') userId: string, @Body() form: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async change(
+    @Param('accountId') accountId: string,
+    @Param('userId') userId: string,
+    @Body() form: Record<string, unknown>,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     const user = req.browserSession.user;
     const outcome = await this.members.changeRoles(user, accountId, userId, form ?? {});
     // An owner who made themselves a member no longer sees this page: their overview.
-    if ('changed' in outcome) return res.redirect(303, outcome.changed === 'self_demoted' ? accountPath(accountId) : `${accountPath(accountId, 'members')}?done=changed`);
+    if ('changed' in outcome)
+      return res.redirect(303, outcome.changed === 'self_demoted' ? accountPath(accountId) : `${accountPath(accountId, 'members')}?done=changed`);
     memberPage(res, await this.frame(req), await this.members.member(user, accountId, userId), outcome);
   }
 

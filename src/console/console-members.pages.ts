@@ -32,17 +32,24 @@ function roleFields(place: ConsoleAccount, prefix: string, role: string, project
 <select id="${prefix}-role" name="role" aria-describedby="${prefix}-role-hint">${(['member', 'owner'] as const).map((r) => html`<option value="${r}"${r === role ? html` selected` : null}>${r}</option>`)}</select>
 <fieldset><legend>Project roles (for a member)</legend>
 <p class="muted">An owner has the owner role on every project: these apply to a member.</p>
-${place.projects.length
+${
+  place.projects.length
     ? html`<ul class="choices">${place.projects.map(
         (p) => html`<li><label for="${prefix}-project-${p.project_id}">${p.name}</label>
 <select id="${prefix}-project-${p.project_id}" name="project_role_${p.project_id}"><option value="">no role</option>${ROLES.map((r) => html`<option value="${r}"${projects.get(p.project_id) === r ? html` selected` : null}>${r}</option>`)}</select></li>`,
       )}</ul>`
-    : html`<p class="muted">This account has no project yet.</p>`}
+    : html`<p class="muted">This account has no project yet.</p>`
+}
 </fieldset>`;
 }
 
 /** The members of the account and the form that adds one. */
-export function membersPage(res: Response, frame: Frame, data: MembersData, opts: { done?: unknown; problem?: string; status?: number; form?: MemberForm } = {}): void {
+export function membersPage(
+  res: Response,
+  frame: Frame,
+  data: MembersData,
+  opts: { done?: unknown; problem?: string; status?: number; form?: MemberForm } = {},
+): void {
   const id = data.membership.account_id;
   const names = namesOf(data);
   const rows = data.members.map(
@@ -88,14 +95,16 @@ ${roleFields(data, 'change', opts.form?.role ?? m.role, opts.form?.projects ?? c
 ${data.self ? html`<p class="warning">These are your own roles: as a member you no longer see this page.</p>` : null}
 <div class="actions"><button type="submit">Save roles</button></div>
 </form>
-${data.links
+${
+  data.links
     ? html`<form method="post" action="${memberPath(id, m.user_id, 'sign-in-link')}" class="panel">
 <h2>Sign-in link</h2>
 <p class="muted">A link that signs ${m.email} in once, for 15 minutes. It is shown to you once: send it to them yourself.</p>
 <input type="hidden" name="csrf" value="${frame.csrf}">
 <div class="actions"><button type="submit" class="secondary">Make a sign-in link</button></div>
 </form>`
-    : null}
+    : null
+}
 <form method="post" action="${memberPath(id, m.user_id, 'remove')}" class="panel">
 <h2>Remove from this account</h2>
 <p class="muted">They lose every project of this account: from their next request, their connected apps reach nothing of it.</p>

@@ -87,7 +87,9 @@ export class ConsoleMembersService {
       if (err instanceof DomainError && err.code === 'validation_failed') throw DomainError.notFound('members page', String(cursor));
       throw err;
     }
-    const members = await Promise.all(page.items.map(async (m) => ({ user_id: m.user_id, email: m.email, role: m.role, projects: await this.users.projectRoles(m.user_id, id) })));
+    const members = await Promise.all(
+      page.items.map(async (m) => ({ user_id: m.user_id, email: m.email, role: m.role, projects: await this.users.projectRoles(m.user_id, id) })),
+    );
     return { ...place, members, next_cursor: page.next_cursor, links: this.linksOn };
   }
 

@@ -47,7 +47,8 @@ export class ConsoleSessionGuard implements CanActivate {
     if (!session) throw new ConsoleSignInRequired(req.method === 'GET' || req.method === 'HEAD' ? req.originalUrl : '/console/');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const form = (req.body ?? {}) as Record<string, unknown>;
-      if (this.pages.crossSitePost(req) || !this.sessions.csrfMatches(session, form.csrf)) throw new ConsoleFormRefused('This form was not sent from this console in your browser.');
+      if (this.pages.crossSitePost(req) || !this.sessions.csrfMatches(session, form.csrf))
+        throw new ConsoleFormRefused('This form was not sent from this console in your browser.');
     }
     req.browserSession = session;
     return true;

@@ -23,22 +23,43 @@ export class ConsoleSettingsController {
   ) {}
 
   @Get()
-  async page(@Param('accountId') accountId: string, @Param('projectId') projectId: string, @Query('done') done: unknown, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async page(
+    @Param('accountId') accountId: string,
+    @Param('projectId') projectId: string,
+    @Query('done') done: unknown,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     settingsPage(res, await this.frame(req), await this.settings.settings(req.browserSession.user, accountId, projectId), { done });
   }
 
   @Post('tools')
-  async tools(@Param('accountId') accountId: string, @Param('projectId') projectId: string, @Body() form: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async tools(
+    @Param('accountId') accountId: string,
+    @Param('projectId') projectId: string,
+    @Body() form: Record<string, unknown>,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.settings.setTools(req.browserSession.user, accountId, projectId, form ?? {});
     res.redirect(303, `${settingsPath(accountId, projectId)}?done=tools`);
   }
 
   @Post('writer')
-  async writer(@Param('accountId') accountId: string, @Param('projectId') projectId: string, @Body() form: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async writer(
+    @Param('accountId') accountId: string,
+    @Param('projectId') projectId: string,
+    @Body() form: Record<string, unknown>,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     const user = req.browserSession.user;
     const outcome = await this.settings.saveWriter(user, accountId, projectId, form ?? {});
     if ('problem' in outcome) {
-      return settingsPage(res, await this.frame(req), await this.settings.settings(user, accountId, projectId), { answers: outcome.answers, problem: outcome.problem });
+      return settingsPage(res, await this.frame(req), await this.settings.settings(user, accountId, projectId), {
+        answers: outcome.answers,
+        problem: outcome.problem,
+      });
     }
     res.redirect(303, `${settingsPath(accountId, projectId)}?done=${'saved' in outcome ? 'writer' : 'unchanged'}`);
   }

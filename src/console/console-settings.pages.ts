@@ -11,7 +11,8 @@ import { VERSIONS_SHOWN, type SettingsData } from './console-settings.service.js
 // with the writer form shown again and a sentence when an answer is refused.
 
 /** Where a project's settings live. */
-export const settingsPath = (accountId: string, projectId: string, rest = ''): string => accountPath(accountId, `projects/${projectId}/settings${rest ? `/${rest}` : ''}`);
+export const settingsPath = (accountId: string, projectId: string, rest = ''): string =>
+  accountPath(accountId, `projects/${projectId}/settings${rest ? `/${rest}` : ''}`);
 
 const NOTICES: Record<string, string> = {
   tools: 'Tools saved. Every key and app sees them on its next request.',
@@ -30,7 +31,8 @@ function toolsForm(data: SettingsData, csrf: string): Html {
 <input type="hidden" name="csrf" value="${csrf}">
 <fieldset><legend>Tools on in this project</legend><div class="checks">
 ${TOOL_NAMES.map(
-  (t) => html`<input type="hidden" name="tool" value="${t}"><label class="inline"><input type="checkbox" name="enabled" value="${t}"${disabled.has(t) ? null : html` checked`}> <code>${t}</code></label>`,
+  (t) =>
+    html`<input type="hidden" name="tool" value="${t}"><label class="inline"><input type="checkbox" name="enabled" value="${t}"${disabled.has(t) ? null : html` checked`}> <code>${t}</code></label>`,
 )}
 </div></fieldset>
 <p class="muted">${number(TOOL_NAMES.length - TOOL_NAMES.filter((t) => disabled.has(t)).length)} of ${number(TOOL_NAMES.length)} tools on.</p>
@@ -55,9 +57,11 @@ function writerForm(data: SettingsData, csrf: string, answers: WriterAnswers, pr
   return html`<form method="post" action="${settingsPath(data.membership.account_id, data.project.id, 'writer')}" class="panel">
 <h2 id="writer">Writer</h2>
 <p class="muted">How <code>write_article</code> and <code>generate_image</code> write for this project; AI clients read it with <code>get_agent_config</code>. Saving keeps the old answers as a version of their own.</p>
-${latest
+${
+  latest
     ? html`<p>Current: version ${number(latest.version)}, saved ${time(latest.created_at)}.</p>`
-    : html`<p class="warning">The writer is not set up yet: <code>write_article</code> and <code>generate_image</code> answer <code>setup_required</code> until it is. The answers below are proposed from the project’s articles.</p>`}
+    : html`<p class="warning">The writer is not set up yet: <code>write_article</code> and <code>generate_image</code> answer <code>setup_required</code> until it is. The answers below are proposed from the project’s articles.</p>`
+}
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : null}
 <input type="hidden" name="csrf" value="${csrf}">
 ${WRITER_QUESTIONS.map((q) => field(q, answers[q.id] ?? ''))}

@@ -69,10 +69,7 @@ export class ConsoleSettingsService {
     const { project } = await this.ownedProject(user, accountId, projectId);
     const listed = new Set(list(form.tool));
     const enabled = new Set(list(form.enabled));
-    const disabled = [
-      ...project.disabled_tools.filter((t) => !listed.has(t)),
-      ...TOOL_NAMES.filter((t) => listed.has(t) && !enabled.has(t)),
-    ];
+    const disabled = [...project.disabled_tools.filter((t) => !listed.has(t)), ...TOOL_NAMES.filter((t) => listed.has(t) && !enabled.has(t))];
     await this.projects.update(project.id, { disabled_tools: disabled });
   }
 

@@ -50,7 +50,12 @@ export class ConsoleController {
   }
 
   @Post('accounts/:accountId/keys')
-  async createKey(@Param('accountId') accountId: string, @Body() form: Record<string, unknown>, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+  async createKey(
+    @Param('accountId') accountId: string,
+    @Body() form: Record<string, unknown>,
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     const user = req.browserSession.user;
     const outcome = await this.console.createKey(user, accountId, form ?? {});
     const frame = await this.frame(req);

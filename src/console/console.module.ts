@@ -24,7 +24,19 @@ import { ConsoleSettingsService } from './console-settings.service.js';
 
 /** The owners' console at /console/ (docs/console.md): pages over the same services as the admin API. */
 @Module({
-  imports: [AuthModule, UsersModule, ActivityModule, ArticlesModule, JobsModule, WebModule, ProjectsModule, AgentsModule, PeopleModule, LoginLinksModule, MediaModule],
+  imports: [
+    AuthModule,
+    UsersModule,
+    ActivityModule,
+    ArticlesModule,
+    JobsModule,
+    WebModule,
+    ProjectsModule,
+    AgentsModule,
+    PeopleModule,
+    LoginLinksModule,
+    MediaModule,
+  ],
   controllers: [ConsoleSettingsController, ConsoleActivityController, ConsoleMembersController, ConsoleJobsController, ConsoleController],
   providers: [ConsoleService, ConsoleSessionGuard, ConsoleSettingsService, ConsoleActivityService, ConsoleMembersService, ConsoleJobsService],
 })

@@ -53,7 +53,8 @@ function hostOf(uri: string): string {
 
 function nav(place: ConsoleAccount, current: Section, csrf: string, several: boolean): Html {
   const id = place.membership.account_id;
-  const link = (section: Section, href: string, label: string) => html`<a href="${href}"${current === section ? html` aria-current="page"` : null}>${label}</a>`;
+  const link = (section: Section, href: string, label: string) =>
+    html`<a href="${href}"${current === section ? html` aria-current="page"` : null}>${label}</a>`;
   return html`<nav class="console" aria-label="Console">
 <span class="account">${place.membership.account_name} <span class="badge">${place.membership.role}</span>${several ? html` · <a href="/console/">Switch account</a>` : null}</span>
 ${link('overview', accountPath(id), 'Overview')}
@@ -105,10 +106,15 @@ export function overviewPage(res: Response, frame: Frame, data: OverviewData): v
   const total = OUTCOMES.reduce((sum, o) => sum + data.outcomes[o], 0);
   const body = html`<h1>Overview</h1>
 <h2>Projects</h2>
-${data.projects.length
-    ? scrollTable('Projects', html`<table><thead><tr><th scope="col">Project</th><th scope="col">Your role</th><th scope="col" class="num">Articles</th></tr></thead>
-<tbody>${data.projects.map((p) => html`<tr><td>${p.name}${owner ? html` <a href="${accountPath(data.membership.account_id, `projects/${p.project_id}/settings`)}" aria-label="Settings of ${p.name}">Settings</a>` : null}</td><td>${p.role}</td><td class="num">${number(data.articles.get(p.project_id) ?? 0)}</td></tr>`)}</tbody></table>`)
-    : html`<p class="muted">You have no role on a project of this account yet.</p>`}
+${
+  data.projects.length
+    ? scrollTable(
+        'Projects',
+        html`<table><thead><tr><th scope="col">Project</th><th scope="col">Your role</th><th scope="col" class="num">Articles</th></tr></thead>
+<tbody>${data.projects.map((p) => html`<tr><td>${p.name}${owner ? html` <a href="${accountPath(data.membership.account_id, `projects/${p.project_id}/settings`)}" aria-label="Settings of ${p.name}">Settings</a>` : null}</td><td>${p.role}</td><td class="num">${number(data.articles.get(p.project_id) ?? 0)}</td></tr>`)}</tbody></table>`,
+      )
+    : html`<p class="muted">You have no role on a project of this account yet.</p>`
+}
 <h2>Requests in the last 24 hours</h2>
 <p class="muted">${owner ? 'Every request to /mcp with a key or app of this account.' : 'Requests made by your connected apps.'} ${number(total)} in all.</p>
 <dl class="stats">${OUTCOMES.map((o) => html`<div><dt>${OUTCOME_LABELS[o]}</dt><dd>${number(data.outcomes[o])}</dd></div>`)}</dl>
@@ -139,17 +145,24 @@ export function appsPage(res: Response, frame: Frame, data: ConsoleAccount & { a
 <td>${time(a.created_at)}</td>
 <td>${time(a.last_used_at)}</td>
 <td class="num">${number(a.requests_24h)}</td>
-<td>${a.revoked_at
-      ? html`<span class="muted">Disconnected ${time(a.revoked_at)}</span>`
-      : html`<form method="post" action="${accountPath(data.membership.account_id, `apps/${a.id}/disconnect`)}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="danger small">Disconnect</button></form>`}</td>
+<td>${
+      a.revoked_at
+        ? html`<span class="muted">Disconnected ${time(a.revoked_at)}</span>`
+        : html`<form method="post" action="${accountPath(data.membership.account_id, `apps/${a.id}/disconnect`)}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="danger small">Disconnect</button></form>`
+    }</td>
 </tr>`,
   );
   const body = html`<h1>Connected apps</h1>
 ${notice(done)}
 <p class="muted">${owner ? 'Apps people of this account connected by signing in (OAuth).' : 'Apps you connected by signing in (OAuth).'} Disconnecting one refuses its next request.</p>
-${data.apps.length
-    ? scrollTable('Connected apps', html`<table><thead><tr><th scope="col">App</th><th scope="col">Redirects to</th><th scope="col">Projects</th><th scope="col">Scopes</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col" class="num">Requests (24 h)</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table>`)
-    : html`<p>No app is connected yet.</p>`}`;
+${
+  data.apps.length
+    ? scrollTable(
+        'Connected apps',
+        html`<table><thead><tr><th scope="col">App</th><th scope="col">Redirects to</th><th scope="col">Projects</th><th scope="col">Scopes</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col" class="num">Requests (24 h)</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table>`,
+      )
+    : html`<p>No app is connected yet.</p>`
+}`;
   accountPage(res, frame, data, 'apps', 'Connected apps', body);
 }
 
@@ -166,21 +179,28 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : null}
 ${SCOPES.map((s) => html`<label class="inline"><input type="checkbox" name="scope" value="${s}"${scopes.has(s) ? html` checked` : null}> ${SCOPE_WORDS[s]}</label>`)}
 </div></fieldset>
 <fieldset><legend>Projects and roles</legend>
-${place.projects.length
+${
+  place.projects.length
     ? html`<ul class="choices">${place.projects.map((p: ProjectRoleRow) => {
         // Least privilege by default: editor (or the owner's own role when lower).
         const role = chosen.get(p.project_id) ?? (roleAtLeast(p.role, 'editor') ? 'editor' : p.role);
         return html`<li><label class="inline"><input type="checkbox" name="project" value="${p.project_id}"${chosen.has(p.project_id) || !form ? html` checked` : null}> ${p.name}</label>
 <select name="role_${p.project_id}" aria-label="Role on ${p.name}">${ROLES.filter((r) => roleAtLeast(p.role, r)).map((r) => html`<option value="${r}"${r === role ? html` selected` : null}>${r}</option>`)}</select></li>`;
       })}</ul>`
-    : html`<p class="muted">This account has no project yet.</p>`}
+    : html`<p class="muted">This account has no project yet.</p>`
+}
 </fieldset>
 <div class="actions"><button type="submit">Create key</button></div>
 </form>`;
 }
 
 /** API keys (owners): the list with revoke buttons, and the form that makes one. */
-export function keysPage(res: Response, frame: Frame, data: ConsoleAccount & { keys: KeyRow[] }, opts: { done?: unknown; form?: KeyForm; problem?: string } = {}): void {
+export function keysPage(
+  res: Response,
+  frame: Frame,
+  data: ConsoleAccount & { keys: KeyRow[] },
+  opts: { done?: unknown; form?: KeyForm; problem?: string } = {},
+): void {
   const names = namesOf(data);
   const rows = data.keys.map(
     (k) => html`<tr>
@@ -191,17 +211,24 @@ export function keysPage(res: Response, frame: Frame, data: ConsoleAccount & { k
 <td>${time(k.created_at)}</td>
 <td>${k.created_by === OPERATOR ? html`<span class="muted">the operator</span>` : (k.created_by_email ?? html`<span class="muted">a person since removed</span>`)}</td>
 <td>${time(k.last_used_at)}</td>
-<td>${k.revoked_at
-      ? html`<span class="muted">Revoked ${time(k.revoked_at)}</span>`
-      : html`<form method="post" action="${accountPath(data.membership.account_id, `keys/${k.id}/revoke`)}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="danger small">Revoke</button></form>`}</td>
+<td>${
+      k.revoked_at
+        ? html`<span class="muted">Revoked ${time(k.revoked_at)}</span>`
+        : html`<form method="post" action="${accountPath(data.membership.account_id, `keys/${k.id}/revoke`)}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="danger small">Revoke</button></form>`
+    }</td>
 </tr>`,
   );
   const body = html`<h1>API keys</h1>
 ${notice(opts.done)}
 <p class="muted">A key lets a program call this account's MCP server with the scopes and project roles you give it. Its secret is shown once, when it is made.</p>
-${data.keys.length
-    ? scrollTable('API keys', html`<table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`)
-    : html`<p>No API key yet.</p>`}
+${
+  data.keys.length
+    ? scrollTable(
+        'API keys',
+        html`<table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`,
+      )
+    : html`<p>No API key yet.</p>`
+}
 ${keyForm(data, frame.csrf, opts.form, opts.problem)}`;
   accountPage(res, frame, data, 'keys', 'API keys', body, opts.problem ? 400 : 200);
 }

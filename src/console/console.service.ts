@@ -110,7 +110,11 @@ export class ConsoleService {
     const place = await this.account(user, accountId);
     const id = place.membership.account_id;
     const grants = await this.credentials.connections(id, place.membership.role === 'owner' ? null : user.id);
-    const usage = await this.activity.usage(id, grants.map((g) => g.id), new Date(Date.now() - DAY_MS));
+    const usage = await this.activity.usage(
+      id,
+      grants.map((g) => g.id),
+      new Date(Date.now() - DAY_MS),
+    );
     return { ...place, apps: grants.map((g) => ({ ...g, last_used_at: usage.get(g.id)?.lastUsedAt ?? null, requests_24h: usage.get(g.id)?.requests ?? 0 })) };
   }
 
@@ -127,7 +131,11 @@ export class ConsoleService {
     const place = await this.ownedAccount(user, accountId);
     const id = place.membership.account_id;
     const page = await this.credentials.list(id, 'api_key', 200);
-    const usage = await this.activity.usage(id, page.items.map((k) => k.id), new Date(Date.now() - DAY_MS));
+    const usage = await this.activity.usage(
+      id,
+      page.items.map((k) => k.id),
+      new Date(Date.now() - DAY_MS),
+    );
     return { ...place, keys: page.items.map((k) => ({ ...k, last_used_at: usage.get(k.id)?.lastUsedAt ?? null })) };
   }
 
@@ -169,7 +177,10 @@ export function list(value: unknown): string[] {
 /** The key form's fields: `name`, `scope` (repeated), `project` (repeated ids), `role_<project id>`. */
 export function readKeyForm(form: Record<string, unknown>): KeyForm {
   const name = typeof form.name === 'string' ? form.name.trim() : '';
-  const projects = [...new Set(list(form.project))].map((id) => ({ project_id: id, role: typeof form[`role_${id}`] === 'string' ? (form[`role_${id}`] as string) : 'viewer' }));
+  const projects = [...new Set(list(form.project))].map((id) => ({
+    project_id: id,
+    role: typeof form[`role_${id}`] === 'string' ? (form[`role_${id}`] as string) : 'viewer',
+  }));
   return { name, scopes: [...new Set(list(form.scope))], projects };
 }
 
@@ -183,7 +194,8 @@ export function keyFormProblem(form: KeyForm, mine: ProjectRoleRow[]): string | 
   for (const p of form.projects) {
     const own = mine.find((m) => m.project_id === p.project_id);
     if (!own) return 'One of the chosen projects is not one of yours.';
-    if (!(ROLES as readonly string[]).includes(p.role) || !roleAtLeast(own.role, p.role as ProjectRole)) return `The role on ${own.name} can be at most ${own.role}.`;
+    if (!(ROLES as readonly string[]).includes(p.role) || !roleAtLeast(own.role, p.role as ProjectRole))
+      return `The role on ${own.name} can be at most ${own.role}.`;
   }
   return null;
 }

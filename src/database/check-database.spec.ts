@@ -21,7 +21,10 @@ describe('checkDatabase', () => {
     const { port } = silent.address() as { port: number };
     const err = await checkDatabase(`postgres://u:p@127.0.0.1:${port}/db`, 200).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DatabaseUnreachableError);
-    expect(err).toMatchObject({ timedOut: true, message: `Cannot reach the database at 127.0.0.1:${port}/db (timeout expired). Check DATABASE_URL and that PostgreSQL is running.` });
+    expect(err).toMatchObject({
+      timedOut: true,
+      message: `Cannot reach the database at 127.0.0.1:${port}/db (timeout expired). Check DATABASE_URL and that PostgreSQL is running.`,
+    });
   });
 
   it('a refused connection is unreachable, not timed out', async () => {
@@ -31,7 +34,7 @@ describe('checkDatabase', () => {
     expect(err).toMatchObject({ timedOut: false, message: expect.stringContaining('(ECONNREFUSED)') });
   });
 
-  it('the test run\'s database is reachable', async () => {
+  it("the test run's database is reachable", async () => {
     await expect(checkDatabase(process.env.DATABASE_URL!)).resolves.toBeUndefined();
   });
 });

@@ -17,8 +17,14 @@ function repositoryFiles(): string[] {
 
 /** Common indentation off, trailing white space off: the statement as a reviewer reads it. */
 function dedent(text: string): string {
-  const lines = text.replace(/^\n+|\s+$/g, '').split('\n').map((l) => l.trimEnd());
-  const indents = lines.slice(1).filter((l) => l.trim()).map((l) => l.length - l.trimStart().length);
+  const lines = text
+    .replace(/^\n+|\s+$/g, '')
+    .split('\n')
+    .map((l) => l.trimEnd());
+  const indents = lines
+    .slice(1)
+    .filter((l) => l.trim())
+    .map((l) => l.length - l.trimStart().length);
   const cut = indents.length ? Math.min(...indents) : 0;
   return [lines[0].trimStart(), ...lines.slice(1).map((l) => l.slice(cut))].join('\n');
 }

@@ -33,7 +33,7 @@ describe('sql.ts', () => {
     await expect(row(pool, byId, [3])).resolves.toBeNull();
   });
 
-  it('prepares a statement by name on a connection TypeORM lends through a query runner (the listing\'s path)', async () => {
+  it("prepares a statement by name on a connection TypeORM lends through a query runner (the listing's path)", async () => {
     const runner = db.createQueryRunner();
     try {
       const client = (await runner.connect()) as pg.PoolClient;
@@ -46,10 +46,12 @@ describe('sql.ts', () => {
 
   it('transaction() on a pg pool commits what resolves and rolls back what throws', async () => {
     await transaction(pool, (client) => affected(client, insert, [10, 'kept']));
-    await expect(transaction(pool, async (client) => {
-      await affected(client, insert, [11, 'gone']);
-      throw new Error('refused');
-    })).rejects.toThrow('refused');
+    await expect(
+      transaction(pool, async (client) => {
+        await affected(client, insert, [11, 'gone']);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
     await expect(row(db, byId, [10])).resolves.toEqual({ name: 'kept' });
     await expect(row(db, byId, [11])).resolves.toBeNull();
   });

@@ -61,7 +61,9 @@ export interface SqlResult<R> {
 export async function run<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
   const values = params as unknown as unknown[];
   if (db instanceof pg.Pool || db instanceof pg.Client) {
-    const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(statement.prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values });
+    const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(
+      statement.prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values },
+    );
     return { rows: result.rows, count: result.rowCount ?? result.rows.length };
   }
   // TypeORM: on the transaction's query runner, or one lent for this statement (as its own query() does),

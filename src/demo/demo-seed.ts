@@ -10,11 +10,36 @@ import { LoginLinksService } from '../login-links/login-links.service.js';
 import { UsersService } from '../users/users.service.js';
 
 const SAMPLES = [
-  { title: 'Welcome to the Demo blog', tags: ['news'], status: 'published' as const, body: '# Welcome\n\nThis blog is served by Reblog MCP. Ask your AI client to list, read or write articles here.' },
-  { title: 'Writing for people who skim', tags: ['writing', 'tips'], status: 'published' as const, body: 'Lead with the point. Use short paragraphs, descriptive headings and lists.\n\n## Why\n\nMost readers scan before they read.' },
-  { title: 'Five habits of calm engineering teams', tags: ['engineering', 'culture'], status: 'published' as const, body: 'Small changes, written decisions, boring deploys, honest estimates and time to think.' },
-  { title: 'A draft about release notes', tags: ['writing'], status: 'draft' as const, body: 'Release notes are for users: say what changed for them, not what you did.' },
-  { title: 'Notes on caching', tags: ['engineering'], status: 'draft' as const, body: 'Cache what is expensive and rarely changes; give every entry a reason to expire.' },
+  {
+    title: 'Welcome to the Demo blog',
+    tags: ['news'],
+    status: 'published' as const,
+    body: '# Welcome\n\nThis blog is served by Reblog MCP. Ask your AI client to list, read or write articles here.',
+  },
+  {
+    title: 'Writing for people who skim',
+    tags: ['writing', 'tips'],
+    status: 'published' as const,
+    body: 'Lead with the point. Use short paragraphs, descriptive headings and lists.\n\n## Why\n\nMost readers scan before they read.',
+  },
+  {
+    title: 'Five habits of calm engineering teams',
+    tags: ['engineering', 'culture'],
+    status: 'published' as const,
+    body: 'Small changes, written decisions, boring deploys, honest estimates and time to think.',
+  },
+  {
+    title: 'A draft about release notes',
+    tags: ['writing'],
+    status: 'draft' as const,
+    body: 'Release notes are for users: say what changed for them, not what you did.',
+  },
+  {
+    title: 'Notes on caching',
+    tags: ['engineering'],
+    status: 'draft' as const,
+    body: 'Cache what is expensive and rarely changes; give every entry a reason to expire.',
+  },
 ];
 
 /** What the first start made: the demo API key, and a sign-in link for the demo owner. */

@@ -61,7 +61,10 @@ export class LifecycleService {
     if (this.refusing) {
       this.onRefused();
       const message = 'The server is shutting down; send the request again (another instance will answer it).';
-      const body = req.path === '/mcp' ? JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }) : JSON.stringify({ error: { code: 'unavailable', message } });
+      const body =
+        req.path === '/mcp'
+          ? JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } })
+          : JSON.stringify({ error: { code: 'unavailable', message } });
       const answer = () => res.status(503).set({ Connection: 'close', 'Retry-After': '1' }).type('application/json').send(body);
       // Read the body first: closing a socket with unread bytes resets it, and the client would never see the 503.
       let read = 0;

@@ -164,7 +164,14 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   private start(job: Job): void {
-    const run: Run = { job, attempt: job.attempts, abort: new AbortController(), done: Promise.resolve(), finishing: false, progress: { pending: 0, written: job.progress, writing: false } };
+    const run: Run = {
+      job,
+      attempt: job.attempts,
+      abort: new AbortController(),
+      done: Promise.resolve(),
+      finishing: false,
+      progress: { pending: 0, written: job.progress, writing: false },
+    };
     this.runs.set(job.id, run);
     run.done = this.execute(run).finally(() => {
       this.runs.delete(job.id);
@@ -253,7 +260,11 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     if (!this.runs.size || this.stopping) return;
     const runs = [...this.runs.values()];
     try {
-      const rows = await this.jobs.renewLeases(this.id, runs.map((r) => r.job.id), LEASE_SECONDS);
+      const rows = await this.jobs.renewLeases(
+        this.id,
+        runs.map((r) => r.job.id),
+        LEASE_SECONDS,
+      );
       const held = new Map(rows.map((r) => [r.id, r.attempts]));
       for (const run of runs) {
         if (held.get(run.job.id) !== run.attempt && this.runs.get(run.job.id) === run) this.stop(run.job.id, 'lease_lost');

@@ -23,7 +23,10 @@ const COUNT_QUEUED = sql<[accountId: string], { queued: number }>(
   { hot: true },
 );
 
-const INSERT = sql<[id: string, accountId: string, projectId: string, credentialId: string | null, tool: string, args: string, requestKey: string | null], Notified<Job>>(
+const INSERT = sql<
+  [id: string, accountId: string, projectId: string, credentialId: string | null, tool: string, args: string, requestKey: string | null],
+  Notified<Job>
+>(
   'jobs.insert',
   `WITH j AS (
            INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
@@ -88,7 +91,10 @@ const COUNT_ACTIVE = sql<[accountId: string, projectIds: readonly string[]], { q
 const REREAD = sql<[id: string, accountId: string], Job>('jobs.reread', `SELECT * FROM jobs WHERE id = $1 AND account_id = $2`);
 
 const IN_PROJECT = 'account_id = $1 AND project_id = $2';
-const COUNT_IN_PROJECT = sql<[accountId: string, projectId: string], { total: number }>('jobs.count_in_project', `SELECT count(*)::int AS total FROM jobs WHERE ${IN_PROJECT}`);
+const COUNT_IN_PROJECT = sql<[accountId: string, projectId: string], { total: number }>(
+  'jobs.count_in_project',
+  `SELECT count(*)::int AS total FROM jobs WHERE ${IN_PROJECT}`,
+);
 const COUNT_IN_PROJECT_BY_STATUS = sql<[accountId: string, projectId: string, status: JobStatus], { total: number }>(
   'jobs.count_in_project_by_status',
   `SELECT count(*)::int AS total FROM jobs WHERE ${IN_PROJECT} AND status = $3`,
@@ -311,16 +317,30 @@ export class JobsRepository implements OnApplicationShutdown {
   }
 
   /** One page of a project's jobs, newest first, and how many there are. */
-  async pageInProject(accountId: string, projectId: string, status: JobStatus | undefined, limit: number, offset: number): Promise<{ total: number; jobs: Job[] }> {
+  async pageInProject(
+    accountId: string,
+    projectId: string,
+    status: JobStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; jobs: Job[] }> {
     const [count, jobs] = status
-      ? [await row(this.db, COUNT_IN_PROJECT_BY_STATUS, [accountId, projectId, status]), await rows(this.db, PAGE_IN_PROJECT_BY_STATUS, [accountId, projectId, status, limit, offset])]
+      ? [
+          await row(this.db, COUNT_IN_PROJECT_BY_STATUS, [accountId, projectId, status]),
+          await rows(this.db, PAGE_IN_PROJECT_BY_STATUS, [accountId, projectId, status, limit, offset]),
+        ]
       : [await row(this.db, COUNT_IN_PROJECT, [accountId, projectId]), await rows(this.db, PAGE_IN_PROJECT, [accountId, projectId, limit, offset])];
     return { total: count!.total, jobs };
   }
 
   /** An account's jobs, newest first, up to `limit`, narrowed by the conditions given. */
   list(accountId: string, conditions: JobListConditions, limit: number): Promise<Job[]> {
-    const values: Record<ListCondition, unknown> = { after: conditions.after, status: conditions.status, project: conditions.projectId, projects: conditions.projectIds };
+    const values: Record<ListCondition, unknown> = {
+      after: conditions.after,
+      status: conditions.status,
+      project: conditions.projectId,
+      projects: conditions.projectIds,
+    };
     const used = LIST_CONDITIONS.filter(([name]) => values[name]);
     return rows(this.db, LISTS.get(used.map(([name]) => name).join('_'))!, [accountId, ...used.map(([name]) => values[name]), limit]);
   }

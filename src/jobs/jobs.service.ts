@@ -121,7 +121,11 @@ export class JobsService {
 
   /** Jobs of an account by cursor (admin API). */
   async list(accountId: string, filter: JobFilter, limit = 50, cursor?: string): Promise<Page<JobView>> {
-    const rows = await this.jobs.list(accountId, { after: decodeCursor(cursor), status: filter.status, projectId: filter.project_id, projectIds: filter.project_ids }, limit + 1);
+    const rows = await this.jobs.list(
+      accountId,
+      { after: decodeCursor(cursor), status: filter.status, projectId: filter.project_id, projectIds: filter.project_ids },
+      limit + 1,
+    );
     return toPage(rows, limit, jobView);
   }
 

@@ -46,7 +46,10 @@ const INSERT = sql<[tokenHash: Buffer, userId: string, returnTo: string | null, 
 );
 
 // The same rule at the moment it is made: no row when the person reaches further than the maker.
-const INSERT_BY_OWNER = sql<[tokenHash: Buffer, userId: string, returnTo: string | null, expiresInS: number, accountId: string, createdBy: string], { expires_at: Date }>(
+const INSERT_BY_OWNER = sql<
+  [tokenHash: Buffer, userId: string, returnTo: string | null, expiresInS: number, accountId: string, createdBy: string],
+  { expires_at: Date }
+>(
   'login_links.insert_by_owner',
   `INSERT INTO login_links (token_hash, user_id, return_to, expires_at, account_id, created_by)
    SELECT $1, l.user_id, $3, now() + make_interval(secs => $4), $5, l.created_by
@@ -106,7 +109,14 @@ export class LoginLinksRepository {
    * Inserts a link made in the console by `maker`, only if the person belongs to no account the maker
    * does not own: answers its expiry, or null when it was not made.
    */
-  async insertByOwner(tokenHash: Buffer, userId: string, returnTo: string | null, expiresInS: number, maker: LinkMaker, db: Queryable = this.db): Promise<Date | null> {
+  async insertByOwner(
+    tokenHash: Buffer,
+    userId: string,
+    returnTo: string | null,
+    expiresInS: number,
+    maker: LinkMaker,
+    db: Queryable = this.db,
+  ): Promise<Date | null> {
     const made = await row(db, INSERT_BY_OWNER, [tokenHash, userId, returnTo, expiresInS, maker.accountId, maker.userId]);
     return made?.expires_at ?? null;
   }

@@ -95,7 +95,10 @@ export class LoginLinksService {
 
   private async createFor(user: User, { expires_in, return_to, madeBy }: LinkOptions): Promise<LoginLinkView> {
     if (user.disabled_at) {
-      throw new DomainError('unprocessable', `User ${user.id} is disabled: enable them (PATCH /admin/v1/users/${user.id} {"disabled": false}) before making a sign-in link.`);
+      throw new DomainError(
+        'unprocessable',
+        `User ${user.id} is disabled: enable them (PATCH /admin/v1/users/${user.id} {"disabled": false}) before making a sign-in link.`,
+      );
     }
     const returnTo = return_to === undefined ? null : safeReturnTo(return_to, this.config.publicUrl);
     if (return_to !== undefined && returnTo === null) {

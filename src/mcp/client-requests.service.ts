@@ -110,15 +110,29 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
     if (!this.canAsk(call, method)) return null;
     const id = `srv-${randomBytes(18).toString('base64url')}`;
     const timeoutMs = this.config.clientRequestTimeoutMs;
-    await this.requests.insert({ id, sessionId: call.session!.id, credentialId: call.principal.credential.id, requestKey: call.requestKey ?? null, method, timeoutMs });
+    await this.requests.insert({
+      id,
+      sessionId: call.session!.id,
+      credentialId: call.principal.credential.id,
+      requestKey: call.requestKey ?? null,
+      method,
+      timeoutMs,
+    });
     try {
       if (!call.stream.send({ jsonrpc: '2.0', id, method, params })) return null;
       const response = await this.wait(id, call.session!.id, timeoutMs, call.signal, () => call.stream.keepAlive());
       if (response === 'timeout') {
         call.stream.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `No answer within ${timeoutMs / 1000} s.` } });
-        throw new DomainError('timeout', `The client did not answer ${method} within ${timeoutMs / 1000} s; nothing was done. Call the tool again when the user is there to answer.`);
+        throw new DomainError(
+          'timeout',
+          `The client did not answer ${method} within ${timeoutMs / 1000} s; nothing was done. Call the tool again when the user is there to answer.`,
+        );
       }
-      if (response === 'cancelled') throw new DomainError('invalid_state', `The call was cancelled, or its session ended, while waiting for the client's answer to ${method}; nothing was done.`);
+      if (response === 'cancelled')
+        throw new DomainError(
+          'invalid_state',
+          `The call was cancelled, or its session ended, while waiting for the client's answer to ${method}; nothing was done.`,
+        );
       if (response.error !== undefined || response.result === null || typeof response.result !== 'object' || Array.isArray(response.result)) {
         const message = typeof response.error?.message === 'string' ? response.error.message.slice(0, 500) : 'no result';
         throw new DomainError('unavailable', `The client answered ${method} with an error (${message}); nothing was done.`);
@@ -140,7 +154,13 @@ export class ClientRequests implements OnModuleInit, OnApplicationBootstrap, OnM
     if (!recorded) this.log.debug(`Response to ${message.id} ignored: no pending request of this session and credential`);
   }
 
-  private async wait(id: string, sessionId: string, timeoutMs: number, signal: AbortSignal, idle: () => void): Promise<NonNullable<ClientRequestRow['response']> | 'timeout' | 'cancelled'> {
+  private async wait(
+    id: string,
+    sessionId: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+    idle: () => void,
+  ): Promise<NonNullable<ClientRequestRow['response']> | 'timeout' | 'cancelled'> {
     const deadline = Date.now() + timeoutMs;
     let woken = false;
     let wake: () => void = () => undefined;

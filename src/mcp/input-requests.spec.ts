@@ -15,9 +15,15 @@ const NAME: InputRequest = {
 };
 const COLOR: InputRequest = {
   method: 'elicitation/create',
-  params: { message: 'Favourite colour?', requestedSchema: { type: 'object', properties: { color: { type: 'string', enum: ['red', 'blue'] } }, required: ['color'] } },
+  params: {
+    message: 'Favourite colour?',
+    requestedSchema: { type: 'object', properties: { color: { type: 'string', enum: ['red', 'blue'] } }, required: ['color'] },
+  },
 };
-const SAMPLE: InputRequest = { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 } };
+const SAMPLE: InputRequest = {
+  method: 'sampling/createMessage',
+  params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 },
+};
 const ROOTS: InputRequest = { method: 'roots/list' };
 
 function input(params: Record<string, unknown>, over: Partial<AskInput> = {}): AskInput {
@@ -108,14 +114,30 @@ describe('InputRequests, 2026-07-28 era', () => {
     ['accept without the required field', { action: 'accept', content: {} }],
     ['accept with a field of the wrong type', { action: 'accept', content: { name: 7 } }],
   ])('an invalid elicitation answer (%s) is not an answer: asked again', async (_label, value) => {
-    const signalled = await signal(service().forCall(input({ inputResponses: { user_name: value } })).ask({ user_name: NAME }));
+    const signalled = await signal(
+      service()
+        .forCall(input({ inputResponses: { user_name: value } }))
+        .ask({ user_name: NAME }),
+    );
     expect(Object.keys(signalled.inputRequests)).toEqual(['user_name']);
   });
 
   it('an enum value outside the list, a sampling answer without a model, roots that are not a list: asked again', async () => {
-    await signal(service().forCall(input({ inputResponses: { c: { action: 'accept', content: { color: 'green' } } } })).ask({ c: COLOR }));
-    await signal(service().forCall(input({ inputResponses: { s: { role: 'assistant', content: { type: 'text', text: 'x' } } } })).ask({ s: SAMPLE }));
-    await signal(service().forCall(input({ inputResponses: { r: { roots: 'file:///' } } })).ask({ r: ROOTS }));
+    await signal(
+      service()
+        .forCall(input({ inputResponses: { c: { action: 'accept', content: { color: 'green' } } } }))
+        .ask({ c: COLOR }),
+    );
+    await signal(
+      service()
+        .forCall(input({ inputResponses: { s: { role: 'assistant', content: { type: 'text', text: 'x' } } } }))
+        .ask({ s: SAMPLE }),
+    );
+    await signal(
+      service()
+        .forCall(input({ inputResponses: { r: { roots: 'file:///' } } }))
+        .ask({ r: ROOTS }),
+    );
     expect(validAnswer(ROOTS, { roots: [{ name: 'no uri' }] })).toBeUndefined();
   });
 
@@ -130,7 +152,11 @@ describe('InputRequests, 2026-07-28 era', () => {
   });
 
   it('a tampered, foreign, other-tool or other-arguments state is -32602, never a new question', async () => {
-    const { requestState } = await signal(service().forCall(input({}, { args: { a: 1 } })).ask({ user_name: NAME }));
+    const { requestState } = await signal(
+      service()
+        .forCall(input({}, { args: { a: 1 } }))
+        .ask({ user_name: NAME }),
+    );
     const answer = { user_name: { action: 'accept', content: { name: 'A' } } };
     const cases: Partial<AskInput>[] = [
       { params: { requestState: `${requestState}-TAMPERED`, inputResponses: answer } },
@@ -144,12 +170,26 @@ describe('InputRequests, 2026-07-28 era', () => {
       expect(() => service().forCall(input(over.params as Record<string, unknown>, { args: { a: 1 }, ...over }))).toThrow(/requestState/);
     }
     // The genuine one passes.
-    expect(await service().forCall(input({ requestState, inputResponses: answer }, { args: { a: 1 } })).ask({ user_name: NAME })).toEqual({ user_name: answer.user_name });
+    expect(
+      await service()
+        .forCall(input({ requestState, inputResponses: answer }, { args: { a: 1 } }))
+        .ask({ user_name: NAME }),
+    ).toEqual({ user_name: answer.user_name });
   });
 
   it('a state issued by another instance with the same secret is accepted', async () => {
-    const state = signState(Buffer.from('x'.repeat(32)), { credentialId: 'cred-1', method: 'tools/call', name: 'tool_a', args: {} }, { answers: { user_name: { action: 'accept', content: { name: 'Z' } } } });
-    expect((await service().forCall(input({ requestState: state })).ask({ user_name: NAME })).user_name?.content).toEqual({ name: 'Z' });
+    const state = signState(
+      Buffer.from('x'.repeat(32)),
+      { credentialId: 'cred-1', method: 'tools/call', name: 'tool_a', args: {} },
+      { answers: { user_name: { action: 'accept', content: { name: 'Z' } } } },
+    );
+    expect(
+      (
+        await service()
+          .forCall(input({ requestState: state }))
+          .ask({ user_name: NAME })
+      ).user_name?.content,
+    ).toEqual({ name: 'Z' });
   });
 
   it('never asks for what the request did not declare: its answer is null', async () => {
@@ -186,12 +226,22 @@ describe('InputRequests, legacy era', () => {
       canAsk: (_call: unknown, method: string) => method !== 'roots/list',
       ask: (_call: unknown, method: string) => {
         asked.push(method);
-        return Promise.resolve(method === 'elicitation/create' ? { action: 'accept', content: { name: 'L' } } : method === 'roots/list' ? null : { role: 'assistant', content: {}, model: 'm' });
+        return Promise.resolve(
+          method === 'elicitation/create'
+            ? { action: 'accept', content: { name: 'L' } }
+            : method === 'roots/list'
+              ? null
+              : { role: 'assistant', content: {}, model: 'm' },
+        );
       },
     } as unknown as ClientRequests;
     const asker = service(clientRequests).forCall(input({ inputResponses: 'ignored in 2025' }, { era: 'legacy' }));
     expect(asker.canAsk('roots/list')).toBe(false);
-    expect(await asker.ask({ a: NAME, b: SAMPLE, c: ROOTS })).toEqual({ a: { action: 'accept', content: { name: 'L' } }, b: { role: 'assistant', content: {}, model: 'm' }, c: null });
+    expect(await asker.ask({ a: NAME, b: SAMPLE, c: ROOTS })).toEqual({
+      a: { action: 'accept', content: { name: 'L' } },
+      b: { role: 'assistant', content: {}, model: 'm' },
+      c: null,
+    });
     expect(asked).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
   });
 });

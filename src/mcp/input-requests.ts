@@ -7,7 +7,17 @@ import { ClientRequests, type AskingCall } from './client-requests.service.js';
 import { RpcError } from '../protocol/json-rpc.js';
 import { signState, verifyState, type StateBinding } from './request-state.js';
 import type { ClientAsking } from '../protocol/mcp-method.js';
-import { isObject, InputRequired, validAnswer, type Answers, type AskInput, type AskOptions, type Asker, type ElicitResult, type InputRequest } from '../protocol/input.js';
+import {
+  isObject,
+  InputRequired,
+  validAnswer,
+  type Answers,
+  type AskInput,
+  type AskOptions,
+  type Asker,
+  type ElicitResult,
+  type InputRequest,
+} from '../protocol/input.js';
 
 // How a request asks its client, in either era, and the shapes of the questions: src/protocol/input.ts.
 
@@ -17,7 +27,10 @@ export function elicitResult(result: Record<string, unknown> | null): ElicitResu
   const { action, content } = result;
   const validContent = content === undefined || isObject(content);
   if ((action !== 'accept' && action !== 'decline' && action !== 'cancel') || !validContent) {
-    throw new DomainError('unavailable', 'The client answered elicitation/create with something other than an action (accept, decline or cancel) and its content; nothing was done.');
+    throw new DomainError(
+      'unavailable',
+      'The client answered elicitation/create with something other than an action (accept, decline or cancel) and its content; nothing was done.',
+    );
   }
   return action === 'accept' ? { action, content: (content ?? {}) as Record<string, unknown> } : { action };
 }
@@ -43,7 +56,9 @@ export class InputRequests implements OnModuleInit, ClientAsking {
   onModuleInit(): void {
     if (this.config.requestStateSecretGenerated && !generatedSecretWarned) {
       generatedSecretWarned = true;
-      this.log.warn('REQUEST_STATE_SECRET is not set: this process signs requestState with a secret of its own, so a 2026-07-28 retry that reaches another instance is refused. Set the same REQUEST_STATE_SECRET on every instance.');
+      this.log.warn(
+        'REQUEST_STATE_SECRET is not set: this process signs requestState with a secret of its own, so a 2026-07-28 retry that reaches another instance is refused. Set the same REQUEST_STATE_SECRET on every instance.',
+      );
     }
   }
 
@@ -57,7 +72,15 @@ export class InputRequests implements OnModuleInit, ClientAsking {
   }
 
   private legacy(input: AskInput): Asker {
-    const asking: AskingCall = { principal: input.principal, session: input.session, era: input.era, client: input.client, stream: input.stream, signal: input.signal, requestKey: input.requestKey };
+    const asking: AskingCall = {
+      principal: input.principal,
+      session: input.session,
+      era: input.era,
+      client: input.client,
+      stream: input.stream,
+      signal: input.signal,
+      requestKey: input.requestKey,
+    };
     const canAsk = (method: InputMethod) => this.clientRequests.canAsk(asking, method);
     return {
       canAsk,

@@ -31,7 +31,10 @@ export class McpBodyMiddleware implements NestMiddleware {
       const message = status === 413 ? 'The request body is larger than 1 MiB.' : 'The request body could not be read.';
       // Unread bytes of a refused upload are not worth keeping the socket for (set before sending: headers go out with the body).
       if (status === 413) res.setHeader('Connection', 'close');
-      res.status(status).type('application/json').send(errorBody(null, status === 413 ? RpcCode.InvalidRequest : RpcCode.ParseError, message));
+      res
+        .status(status)
+        .type('application/json')
+        .send(errorBody(null, status === 413 ? RpcCode.InvalidRequest : RpcCode.ParseError, message));
       return;
     }
     parse(req, raw);

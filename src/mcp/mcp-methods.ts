@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cleanCapabilities, isLogLevel, LOG_LEVELS } from '../protocol/client-capabilities.js';
 import { RpcCode, RpcError } from '../protocol/json-rpc.js';
-import { DetachToTask, McpMethod, ToolTasks, type MethodCall, type MethodHandler, type MethodRegistration, type NotificationCall } from '../protocol/mcp-method.js';
+import {
+  DetachToTask,
+  McpMethod,
+  ToolTasks,
+  type MethodCall,
+  type MethodHandler,
+  type MethodRegistration,
+  type NotificationCall,
+} from '../protocol/mcp-method.js';
 import type { MethodResult } from '../protocol/method-result.js';
 import { RequestCancellation } from '../protocol/request-cancellation.js';
 import { ToolAccess } from '../protocol/tool-access.js';
@@ -79,7 +87,8 @@ export class McpMethods implements OnModuleInit {
         if (!registration) continue;
         const handler = (instance[key] as MethodHandler).bind(instance);
         for (const era of registration.eras) {
-          if (this.tables[era].has(registration.name)) throw new Error(`Two providers serve the MCP method "${registration.name}" in the ${era} era (the second: ${instance.constructor.name}.${key}).`);
+          if (this.tables[era].has(registration.name))
+            throw new Error(`Two providers serve the MCP method "${registration.name}" in the ${era} era (the second: ${instance.constructor.name}.${key}).`);
           this.tables[era].set(registration.name, handler);
         }
         if (registration.advertises && registration.eras.includes('modern')) {
@@ -105,7 +114,12 @@ export class McpMethods implements OnModuleInit {
   /** A 2026-07-28 request: its own table (404 outside it), its result decorated, its errors in the revision's codes. */
   private async runModern(method: string, call: MethodCall): Promise<MethodResult> {
     const handler = this.tables.modern.get(method);
-    if (!handler) throw new RpcError(RpcCode.MethodNotFound, `Method not found: ${method} is not served in MCP 2026-07-28 (served: ${[...this.tables.modern.keys()].join(', ')}).`, 404);
+    if (!handler)
+      throw new RpcError(
+        RpcCode.MethodNotFound,
+        `Method not found: ${method} is not served in MCP 2026-07-28 (served: ${[...this.tables.modern.keys()].join(', ')}).`,
+        404,
+      );
     let out: MethodResult;
     try {
       out = await handler(call);
@@ -136,7 +150,8 @@ export class McpMethods implements OnModuleInit {
 
   @McpMethod('initialize', { eras: ['legacy'] })
   async initialize({ principal, params }: MethodCall): Promise<MethodResult> {
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo.');
+    if (params === null || typeof params !== 'object' || Array.isArray(params))
+      throw RpcError.invalidParams('Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo.');
     const { protocolVersion, capabilities } = params as { protocolVersion?: unknown; capabilities?: unknown };
     if (typeof protocolVersion !== 'string') throw RpcError.invalidParams('Invalid params: "protocolVersion" must be a string.');
     const client = initializeClient(params);
@@ -145,7 +160,13 @@ export class McpMethods implements OnModuleInit {
     return {
       result: {
         protocolVersion: version,
-        capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} },
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { subscribe: true, listChanged: false },
+          prompts: { listChanged: false },
+          completions: {},
+          logging: {},
+        },
         serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
         instructions: INSTRUCTIONS,
       },
@@ -165,7 +186,9 @@ export class McpMethods implements OnModuleInit {
     const requestId = params !== null && typeof params === 'object' ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
     if (session === null) {
-      this.log.debug(`notifications/cancelled for request ${JSON.stringify(requestId)} without Mcp-Session-Id ignored: it cannot tell which client's call it means`);
+      this.log.debug(
+        `notifications/cancelled for request ${JSON.stringify(requestId)} without Mcp-Session-Id ignored: it cannot tell which client's call it means`,
+      );
       return;
     }
     await this.cancellation.cancel(principal, requestKey(session.id, requestId));
@@ -203,7 +226,8 @@ export class McpMethods implements OnModuleInit {
   async setLevel({ principal, session, params }: MethodCall): Promise<MethodResult> {
     const level = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as { level?: unknown }).level : undefined;
     if (!isLogLevel(level)) throw RpcError.invalidParams(`Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}.`);
-    if (!session) throw RpcError.invalidParams('logging/setLevel needs a session: send the Mcp-Session-Id header that initialize answered; log messages go to a session.');
+    if (!session)
+      throw RpcError.invalidParams('logging/setLevel needs a session: send the Mcp-Session-Id header that initialize answered; log messages go to a session.');
     await this.sessions.setLogLevel(session, principal, level);
     return { result: {} };
   }

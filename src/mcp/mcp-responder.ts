@@ -34,7 +34,13 @@ export class McpResponder {
     const state = req.mcp;
     const body = out.result === undefined ? null : resultBody(state.id, out.result);
     // A body without a JSON-RPC method is the client's response to us.
-    const entry = { method: state.method ?? '(response)', tool: state.tool ?? null, outcome: out.outcome ?? 'ok', projectId: out.projectId, session: out.session };
+    const entry = {
+      method: state.method ?? '(response)',
+      tool: state.tool ?? null,
+      outcome: out.outcome ?? 'ok',
+      projectId: out.projectId,
+      session: out.session,
+    };
     return this.send(req, res, status, body, entry, out.headers);
   }
 

@@ -53,7 +53,16 @@ export class McpController {
     const era = req.mcp.era ?? 'legacy';
     const client = (req.mcp.client ??= sessionClient(session));
     req.mcp.stream = callStreamFor(req, res, message.params, client.logLevel);
-    const out = await this.methods.run(message.method, { principal: principal!, session, era, client, id, params: message.params, signal: closed(res), stream: req.mcp.stream });
+    const out = await this.methods.run(message.method, {
+      principal: principal!,
+      session,
+      era,
+      client,
+      id,
+      params: message.params,
+      signal: closed(res),
+      stream: req.mcp.stream,
+    });
     return this.responder.answer(req, res, 200, out);
   }
 

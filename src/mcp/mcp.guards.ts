@@ -59,7 +59,9 @@ export class CredentialGuard implements CanActivate {
     if (!principal) {
       throw new RpcError(
         RpcCode.ServerError,
-        token ? 'Unauthorized: the bearer token is unknown, revoked or expired.' : 'Unauthorized: send an API key or access token as "Authorization: Bearer <token>".',
+        token
+          ? 'Unauthorized: the bearer token is unknown, revoked or expired.'
+          : 'Unauthorized: send an API key or access token as "Authorization: Bearer <token>".',
         401,
         undefined,
         // A token was sent but names no live credential: RFC 6750 §3.1 says which error that is.

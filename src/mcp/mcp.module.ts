@@ -9,7 +9,7 @@ import { InputRequests } from './input-requests.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpMethods } from './mcp-methods.js';
-import { ClientAsking, SessionOutbox, ToolCalls} from '../protocol/mcp-method.js';
+import { ClientAsking, SessionOutbox, ToolCalls } from '../protocol/mcp-method.js';
 import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from '../protocol/request-cancellation.js';
 import { McpController } from './mcp.controller.js';
@@ -31,7 +31,25 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 @Module({
   imports: [DiscoveryModule, AuthModule, ActivityModule, RateLimitModule, ToolCatalogueModule],
   controllers: [McpController],
-  providers: [ToolDispatcher, McpMethods, InputRequests, SessionsService, SessionsRepository, McpResponder, McpErrorFilter, OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard, RpcEnvelopePipe, RequestCancellation, ClientRequests, ClientRequestsRepository, SessionStreams,
+  providers: [
+    ToolDispatcher,
+    McpMethods,
+    InputRequests,
+    SessionsService,
+    SessionsRepository,
+    McpResponder,
+    McpErrorFilter,
+    OriginGuard,
+    CredentialGuard,
+    McpRateLimitGuard,
+    EraGuard,
+    SessionGuard,
+    ProtocolVersionGuard,
+    RpcEnvelopePipe,
+    RequestCancellation,
+    ClientRequests,
+    ClientRequestsRepository,
+    SessionStreams,
     // The ports every feature's methods may use (src/protocol/mcp-method.ts), without importing the transport.
     { provide: ClientAsking, useExisting: InputRequests },
     { provide: SessionOutbox, useExisting: SessionStreams },

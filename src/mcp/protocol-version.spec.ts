@@ -4,7 +4,11 @@ import { decorateModern } from './modern-result.js';
 import { ALL_VERSIONS, decideEra, eraOf } from './protocol-version.js';
 
 const V = '2026-07-28';
-const META = (extra: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, ...extra });
+const META = (extra: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...extra,
+});
 const HEADERS = (method: string, extra: Record<string, string | undefined> = {}) => ({ 'mcp-protocol-version': V, 'mcp-method': method, ...extra });
 
 function state(message: unknown): McpState {
@@ -31,14 +35,25 @@ describe('the era of a request', () => {
     expect(eraOf({}, { method: 'initialize', params: {} })).toBe('legacy');
   });
 
-  it('checks a modern request in the revision\'s order: session, _meta, header version, supported, Mcp-Method, Mcp-Name', () => {
-    const body = (meta: unknown, method = 'tools/call', params: Record<string, unknown> = { name: 'a' }) => ({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } });
+  it("checks a modern request in the revision's order: session, _meta, header version, supported, Mcp-Method, Mcp-Name", () => {
+    const body = (meta: unknown, method = 'tools/call', params: Record<string, unknown> = { name: 'a' }) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { ...params, _meta: meta },
+    });
     // Everything wrong at once: the session is refused first.
     const all = { 'mcp-session-id': 's', 'mcp-protocol-version': 'v1', 'mcp-method': 'x' };
     expect(refusal(() => decideEra('POST', all, state(body({ 'io.modelcontextprotocol/protocolVersion': 'v1' })))).code).toBe(-32600);
-    expect(refusal(() => decideEra('POST', { ...all, 'mcp-session-id': undefined }, state(body({ 'io.modelcontextprotocol/protocolVersion': 'v1' })))).code).toBe(-32602);
-    expect(refusal(() => decideEra('POST', { ...all, 'mcp-session-id': undefined }, state(body(META({ 'io.modelcontextprotocol/protocolVersion': 'v2' })))))).toMatchObject({ code: -32020, status: 400 });
-    const unsupported = refusal(() => decideEra('POST', { ...all, 'mcp-session-id': undefined }, state(body(META({ 'io.modelcontextprotocol/protocolVersion': 'v1' })))));
+    expect(
+      refusal(() => decideEra('POST', { ...all, 'mcp-session-id': undefined }, state(body({ 'io.modelcontextprotocol/protocolVersion': 'v1' })))).code,
+    ).toBe(-32602);
+    expect(
+      refusal(() => decideEra('POST', { ...all, 'mcp-session-id': undefined }, state(body(META({ 'io.modelcontextprotocol/protocolVersion': 'v2' }))))),
+    ).toMatchObject({ code: -32020, status: 400 });
+    const unsupported = refusal(() =>
+      decideEra('POST', { ...all, 'mcp-session-id': undefined }, state(body(META({ 'io.modelcontextprotocol/protocolVersion': 'v1' })))),
+    );
     expect(unsupported).toEqual({ code: -32022, status: 400, data: { supported: [...ALL_VERSIONS], requested: 'v1' } });
     expect(refusal(() => decideEra('POST', HEADERS('tools/list'), state(body(META()))))).toMatchObject({ code: -32020, status: 400 });
     expect(refusal(() => decideEra('POST', HEADERS('tools/call', { 'mcp-name': 'b' }), state(body(META()))))).toMatchObject({ code: -32020, status: 400 });
@@ -49,10 +64,21 @@ describe('the era of a request', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'é', _meta: META({ 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { x: {} }, bogus: 1 }, 'io.modelcontextprotocol/logLevel': 'warning' }) },
+      params: {
+        name: 'é',
+        _meta: META({
+          'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { x: {} }, bogus: 1 },
+          'io.modelcontextprotocol/logLevel': 'warning',
+        }),
+      },
     });
     decideEra('POST', HEADERS('tools/call', { 'mcp-name': `=?base64?${Buffer.from('é').toString('base64')}?=` }), s);
-    expect(s).toMatchObject({ era: 'modern', version: V, client: { capabilities: { sampling: {}, extensions: { x: {} } }, info: { name: 'c', version: '1' }, logLevel: 'warning' } });
+    expect(s).toMatchObject({
+      era: 'modern',
+      version: V,
+      client: { capabilities: { sampling: {}, extensions: { x: {} } }, info: { name: 'c', version: '1' }, logLevel: 'warning' },
+    });
     expect(s.client!.capabilities).not.toHaveProperty('bogus');
   });
 
@@ -73,7 +99,7 @@ describe('the era of a request', () => {
 
 describe('decorateModern', () => {
   const server = { name: 'reblog-mcp', version: '1.0.0' };
-  it('adds resultType, the caching hints of the six cacheable results only, and serverInfo next to the handler\'s _meta', () => {
+  it("adds resultType, the caching hints of the six cacheable results only, and serverInfo next to the handler's _meta", () => {
     expect(JSON.parse(decorateModern('tools/list', '{"tools":[]}', server))).toEqual({
       resultType: 'complete',
       tools: [],
@@ -81,7 +107,11 @@ describe('decorateModern', () => {
       cacheScope: 'private',
       _meta: { 'io.modelcontextprotocol/serverInfo': server },
     });
-    expect(decorateModern('tools/call', { content: [], _meta: { k: 1 } }, server)).toEqual({ resultType: 'complete', content: [], _meta: { k: 1, 'io.modelcontextprotocol/serverInfo': server } });
+    expect(decorateModern('tools/call', { content: [], _meta: { k: 1 } }, server)).toEqual({
+      resultType: 'complete',
+      content: [],
+      _meta: { k: 1, 'io.modelcontextprotocol/serverInfo': server },
+    });
     expect(decorateModern('resources/read', { contents: [] }, server)).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   });
 
@@ -89,7 +119,12 @@ describe('decorateModern', () => {
     const catalogue = '{"tools":[{"name":"list_projects","inputSchema":{"type":"object","properties":{}},"_meta":{"k":1}}]}';
     const text = decorateModern('tools/list', catalogue, server);
     expect(text).toBe(JSON.stringify(decorateModern('tools/list', JSON.parse(catalogue), server)));
-    expect(JSON.parse(decorateModern('prompts/list', '{}', server))).toEqual({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': server } });
+    expect(JSON.parse(decorateModern('prompts/list', '{}', server))).toEqual({
+      resultType: 'complete',
+      ttlMs: 60_000,
+      cacheScope: 'private',
+      _meta: { 'io.modelcontextprotocol/serverInfo': server },
+    });
   });
 
   it('keeps a result type the handler chose (input_required), without caching hints', () => {

@@ -144,7 +144,13 @@ export function namedEra(httpMethod: string, headers: Headers, state: McpState):
 export function decideEra(httpMethod: string, headers: Headers, state: McpState): void {
   if (httpMethod !== 'POST') {
     if (isModern(header(headers, 'mcp-protocol-version'))) {
-      throw new RpcError(RpcCode.ServerError, `Method not allowed: MCP ${MODERN_VERSIONS[0]} has no ${httpMethod} on /mcp; POST each request.`, 405, undefined, { Allow: 'POST' });
+      throw new RpcError(
+        RpcCode.ServerError,
+        `Method not allowed: MCP ${MODERN_VERSIONS[0]} has no ${httpMethod} on /mcp; POST each request.`,
+        405,
+        undefined,
+        { Allow: 'POST' },
+      );
     }
     state.era = 'legacy';
     return;
@@ -182,21 +188,37 @@ export function decideEra(httpMethod: string, headers: Headers, state: McpState)
   const headerVersion = header(headers, 'mcp-protocol-version');
   if (headerVersion !== version) {
     throw mismatch(
-      headerVersion === undefined ? `send the MCP-Protocol-Version header; it must equal params._meta["${META.protocolVersion}"] ("${version}").` : `the MCP-Protocol-Version header ("${headerVersion}") differs from params._meta["${META.protocolVersion}"] ("${version}").`,
+      headerVersion === undefined
+        ? `send the MCP-Protocol-Version header; it must equal params._meta["${META.protocolVersion}"] ("${version}").`
+        : `the MCP-Protocol-Version header ("${headerVersion}") differs from params._meta["${META.protocolVersion}"] ("${version}").`,
     );
   }
   if (!isModern(version)) {
-    throw new RpcError(RpcCode.UnsupportedVersion, `Unsupported protocol version "${version}"; supported: ${ALL_VERSIONS.join(', ')} (${SUPPORTED_VERSIONS.join(', ')} with initialize).`, 400, { supported: [...ALL_VERSIONS], requested: version });
+    throw new RpcError(
+      RpcCode.UnsupportedVersion,
+      `Unsupported protocol version "${version}"; supported: ${ALL_VERSIONS.join(', ')} (${SUPPORTED_VERSIONS.join(', ')} with initialize).`,
+      400,
+      { supported: [...ALL_VERSIONS], requested: version },
+    );
   }
   const headerMethod = header(headers, 'mcp-method');
   if (headerMethod !== method) {
-    throw mismatch(headerMethod === undefined ? `send the Mcp-Method header ("${method}").` : `the Mcp-Method header ("${headerMethod}") differs from the body's method ("${method}").`);
+    throw mismatch(
+      headerMethod === undefined
+        ? `send the Mcp-Method header ("${method}").`
+        : `the Mcp-Method header ("${headerMethod}") differs from the body's method ("${method}").`,
+    );
   }
   const param = NAMED[method];
   const target = param ? params[param] : undefined;
   if (typeof target === 'string') {
     const name = decodeName(header(headers, 'mcp-name'));
-    if (name !== target) throw mismatch(name === undefined ? `send the Mcp-Name header with params.${param} ("${target}").` : `the Mcp-Name header ("${name}") differs from params.${param} ("${target}").`);
+    if (name !== target)
+      throw mismatch(
+        name === undefined
+          ? `send the Mcp-Name header with params.${param} ("${target}").`
+          : `the Mcp-Name header ("${name}") differs from params.${param} ("${target}").`,
+      );
   }
   state.version = version;
   state.client = modernClient(capabilities, info as { name: string; version: string } | undefined, logLevel ?? null);
@@ -209,7 +231,11 @@ function decodeName(value: string | undefined): string | undefined {
 }
 
 /** A modern request's client, from its `_meta` only (never a session or an earlier request). */
-function modernClient(capabilities: Record<string, unknown>, info: { name: string; version: string } | undefined, logLevel: RequestClient['logLevel']): RequestClient {
+function modernClient(
+  capabilities: Record<string, unknown>,
+  info: { name: string; version: string } | undefined,
+  logLevel: RequestClient['logLevel'],
+): RequestClient {
   const cleaned = cleanCapabilities(capabilities);
   if (isObject(capabilities.extensions)) cleaned.extensions = capabilities.extensions;
   return { capabilities: cleaned, info: info ? clip(info) : null, logLevel };

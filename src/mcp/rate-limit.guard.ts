@@ -52,7 +52,9 @@ export class McpRateLimitGuard extends ThrottlerGuard {
     const key = this.generateKey(context, await this.getTracker(req), name);
     const store = this.storageService as RateLimitStore;
     const record: RateLimitRecord & Partial<Reservation> =
-      name === PER_CREDENTIAL ? await store.reserve(key, ttl, limit, this.config.rateLimitMaxWaitMs) : await store.increment(key, ttl, limit, blockDuration, name);
+      name === PER_CREDENTIAL
+        ? await store.reserve(key, ttl, limit, this.config.rateLimitMaxWaitMs)
+        : await store.increment(key, ttl, limit, blockDuration, name);
     const window = Math.ceil(ttl / 1000);
     const policy = `"${name}";q=${limit};w=${window}`;
     if (record.isBlocked) {

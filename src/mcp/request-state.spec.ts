@@ -76,7 +76,9 @@ describe('requestState: sign and verify', () => {
 
   it('refuses a state of another tool, another method, or other arguments', () => {
     const state = signState(SECRET, BINDING, 1, NOW);
-    expect(refusal(() => verifyState(SECRET, state, { ...BINDING, name: 'write_article' }, NOW)).message).toContain('another request (tools/call delete_article)');
+    expect(refusal(() => verifyState(SECRET, state, { ...BINDING, name: 'write_article' }, NOW)).message).toContain(
+      'another request (tools/call delete_article)',
+    );
     expect(refusal(() => verifyState(SECRET, state, { ...BINDING, method: 'prompts/get' }, NOW)).message).toContain('another request');
     expect(refusal(() => verifyState(SECRET, state, { ...BINDING, args: { id: 'a2', project_id: 'p1' } }, NOW)).message).toContain('other arguments');
   });

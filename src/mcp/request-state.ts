@@ -66,7 +66,15 @@ function mac(secret: Buffer, payloadPart: string): string {
 
 /** Signs `data` for the retry of the request `binding` names; valid for {@link STATE_TTL_S} from `now`. */
 export function signState(secret: Buffer, binding: StateBinding, data: unknown, now = Date.now()): string {
-  const payload: Payload = { v: VERSION, cred: binding.credentialId, m: binding.method, n: binding.name, a: argumentsDigest(binding.args), d: data, exp: Math.floor(now / 1000) + STATE_TTL_S };
+  const payload: Payload = {
+    v: VERSION,
+    cred: binding.credentialId,
+    m: binding.method,
+    n: binding.name,
+    a: argumentsDigest(binding.args),
+    d: data,
+    exp: Math.floor(now / 1000) + STATE_TTL_S,
+  };
   const part = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${part}.${mac(secret, part)}`;
 }
@@ -94,7 +102,8 @@ export function verifyState(secret: Buffer, state: unknown, binding: StateBindin
   }
   if (payload === null || typeof payload !== 'object' || payload.v !== VERSION) throw refused('not a state this server issued');
   if (payload.cred !== binding.credentialId) throw refused('it was issued to another credential');
-  if (payload.m !== binding.method || payload.n !== binding.name) throw refused(`it was issued for another request (${String(payload.m)} ${String(payload.n)})`);
+  if (payload.m !== binding.method || payload.n !== binding.name)
+    throw refused(`it was issued for another request (${String(payload.m)} ${String(payload.n)})`);
   if (payload.a !== argumentsDigest(binding.args)) throw refused('it was issued for other arguments; repeat the request with the same arguments');
   if (typeof payload.exp !== 'number' || payload.exp * 1000 <= now) throw refused('it has expired');
   return payload.d;

@@ -21,13 +21,18 @@ export class RpcEnvelopePipe implements PipeTransform<McpRequest, RpcMessage> {
     }
     const message = state.message;
     if (Array.isArray(message)) throw new RpcError(RpcCode.InvalidRequest, 'Batches are not supported', 400);
-    if (message === null || typeof message !== 'object') throw new RpcError(RpcCode.InvalidRequest, 'Invalid request: expected a JSON-RPC 2.0 message object.', 400);
+    if (message === null || typeof message !== 'object')
+      throw new RpcError(RpcCode.InvalidRequest, 'Invalid request: expected a JSON-RPC 2.0 message object.', 400);
     const m = message as Record<string, unknown>;
     const validId = !('id' in m) || typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id));
     const isRequest = typeof m.method === 'string';
     const isResponse = !('method' in m) && ('result' in m || 'error' in m) && 'id' in m;
     if (m.jsonrpc !== '2.0' || !validId || !(isRequest || isResponse)) {
-      throw new RpcError(RpcCode.InvalidRequest, 'Invalid request: expected {"jsonrpc": "2.0", "method": string, "id"?: string | number, "params"?: object}.', 400);
+      throw new RpcError(
+        RpcCode.InvalidRequest,
+        'Invalid request: expected {"jsonrpc": "2.0", "method": string, "id"?: string | number, "params"?: object}.',
+        400,
+      );
     }
     return m as unknown as RpcMessage;
   }

@@ -36,7 +36,9 @@ export function describeSchemaError(error: ErrorObject | undefined): string {
     case 'exclusiveMaximum':
       return `Invalid value for "${name}": must be ${p.comparison as string} ${p.limit as number}.`;
     case 'minLength':
-      return p.limit === 1 ? `Invalid value for "${name}": must not be empty.` : `Invalid value for "${name}": must be at least ${p.limit as number} characters long.`;
+      return p.limit === 1
+        ? `Invalid value for "${name}": must not be empty.`
+        : `Invalid value for "${name}": must be at least ${p.limit as number} characters long.`;
     case 'maxLength':
       return `Invalid value for "${name}": must be at most ${p.limit as number} characters long.`;
     case 'maxItems':

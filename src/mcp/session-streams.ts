@@ -80,7 +80,9 @@ export class SessionStreams implements OnModuleDestroy, SessionOutbox {
       if (this.streams.get(sessionId) === stream) this.streams.delete(sessionId);
     });
     // Announced before the client sees the stream: once it has, older streams of the session are closing.
-    await this.notifications.notify(STREAMS_CHANNEL, `${sessionId} ${stream.token}`).catch((err: Error) => this.log.warn(`Could not announce a stream to other instances: ${err.message}`));
+    await this.notifications
+      .notify(STREAMS_CHANNEL, `${sessionId} ${stream.token}`)
+      .catch((err: Error) => this.log.warn(`Could not announce a stream to other instances: ${err.message}`));
     // Replaced or ended meanwhile.
     if (this.streams.get(sessionId) !== stream) return;
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });

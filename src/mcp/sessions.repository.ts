@@ -28,7 +28,9 @@ export interface SessionInsert {
   capabilities: Record<string, unknown>;
 }
 
-const INSERT = sql<[id: string, accountId: string, credentialId: string, protocolVersion: string, clientName: string | null, clientVersion: string | null, capabilities: string]>(
+const INSERT = sql<
+  [id: string, accountId: string, credentialId: string, protocolVersion: string, clientName: string | null, clientVersion: string | null, capabilities: string]
+>(
   'sessions.insert',
   `INSERT INTO mcp_sessions (id, account_id, credential_id, protocol_version, client_name, client_version, client_capabilities) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
 );
@@ -76,7 +78,15 @@ export class SessionsRepository {
 
   async insert(session: SessionInsert): Promise<void> {
     const { client } = session;
-    await run(this.db, INSERT, [session.id, session.accountId, session.credentialId, session.protocolVersion, client?.name ?? null, client?.version ?? null, JSON.stringify(session.capabilities)]);
+    await run(this.db, INSERT, [
+      session.id,
+      session.accountId,
+      session.credentialId,
+      session.protocolVersion,
+      client?.name ?? null,
+      client?.version ?? null,
+      JSON.stringify(session.capabilities),
+    ]);
   }
 
   /** Sets the log level of the credential's live session; answers whether it did. */

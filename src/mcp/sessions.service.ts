@@ -102,9 +102,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     if (idle >= this.ttlMs * TOUCH_FRACTION) {
       // Set first: requests arriving meanwhile do not write too. A failed write is tried again when the entry is re-read.
       entry.lastUsed = now;
-      await this.sessions
-        .touch(id)
-        .catch((err: Error) => this.log.warn(`Could not record the use of a session: ${err.message}`));
+      await this.sessions.touch(id).catch((err: Error) => this.log.warn(`Could not record the use of a session: ${err.message}`));
     }
     return {
       id: s.id,

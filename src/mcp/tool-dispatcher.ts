@@ -25,7 +25,8 @@ export class ToolDispatcher implements ToolCalls {
   ) {}
 
   async call({ principal, session, era, client, params, signal, stream, requestKey, detachable }: ToolCallInput): Promise<MethodResult> {
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
+    if (params === null || typeof params !== 'object' || Array.isArray(params))
+      throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: rawArgs } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a tool (a string).');
     const tool = this.access.find(principal, name);
@@ -38,7 +39,11 @@ export class ToolDispatcher implements ToolCalls {
     delete args.project_id;
     const allowed = this.access.allowedProjects(principal, definition);
     const projectId = project?.id ?? null;
-    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): MethodResult => ({ result: toolError(code, message, details), outcome, projectId });
+    const fail = (code: string, message: string, outcome: Outcome, details?: unknown): MethodResult => ({
+      result: toolError(code, message, details),
+      outcome,
+      projectId,
+    });
 
     if (project && !permits(project, definition)) return fail('forbidden', refusal(project, definition, allowed), 'denied');
     if (!tool.validate(args)) return fail('invalid_arguments', describeSchemaError(tool.validate.errors?.[0]), 'invalid');

@@ -8,7 +8,10 @@ describe('toolResult', () => {
 
   it("puts a ToolReply's extra content after the text block; its outcome is not part of the result", () => {
     const image = { type: 'image', data: 'AA==', mimeType: 'image/png' };
-    expect(toolResult(new ToolReply({ id: 'a' }, [image], 'setup_required'))).toEqual({ content: [{ type: 'text', text: '{\n  "id": "a"\n}' }, image], structuredContent: { id: 'a' } });
+    expect(toolResult(new ToolReply({ id: 'a' }, [image], 'setup_required'))).toEqual({
+      content: [{ type: 'text', text: '{\n  "id": "a"\n}' }, image],
+      structuredContent: { id: 'a' },
+    });
   });
 
   it('lets a ToolReply that overrides result() shape its own (the hook the conformance fixtures use)', () => {

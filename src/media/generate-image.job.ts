@@ -39,11 +39,20 @@ export class GenerateImageJob implements JobHandler {
       .generate({ prompt: args.prompt, aspectRatio: args.aspect_ratio, style: config.answers.image_style }, signal, progress)
       .catch((err: unknown) => Promise.reject(providerFailure(err, signal)));
     return async (manager) => {
-      const media = await this.media.insert(manager, scope, { jobId: job.id, mimeType: image.mimeType, width: image.width, height: image.height, data: image.data });
+      const media = await this.media.insert(manager, scope, {
+        jobId: job.id,
+        mimeType: image.mimeType,
+        width: image.width,
+        height: image.height,
+        data: image.data,
+      });
       if (args.article_id) {
         const article = await this.articles.setFeaturedImage(manager, scope, args.article_id, media.id, job.credential_id);
         if (!article) {
-          throw new DomainError('not_found', `The article "${args.article_id}" was deleted while its image was being generated; call generate_image again without article_id, or with another article.`);
+          throw new DomainError(
+            'not_found',
+            `The article "${args.article_id}" was deleted while its image was being generated; call generate_image again without article_id, or with another article.`,
+          );
         }
       }
       return { status: 'succeeded', job_id: job.id, media, ...(args.article_id ? { article_id: args.article_id } : {}) };

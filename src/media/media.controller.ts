@@ -33,7 +33,10 @@ export class MediaController {
     const principal = token ? await this.resolver.resolve(token) : null;
     if (!principal) {
       res.set('WWW-Authenticate', this.challenge);
-      throw new DomainError('unauthorized', token ? 'The bearer token is unknown, revoked or expired.' : 'Send an API key or access token as "Authorization: Bearer <token>".');
+      throw new DomainError(
+        'unauthorized',
+        token ? 'The bearer token is unknown, revoked or expired.' : 'Send an API key or access token as "Authorization: Bearer <token>".',
+      );
     }
     await this.limiter.take(principal.credential.id);
     const media = await this.media.findWithData(principal.accountId, [...principal.projects.keys()], id);

@@ -18,7 +18,10 @@ const insert = sql<
    ON CONFLICT (job_id) WHERE job_id IS NOT NULL DO NOTHING
    RETURNING id, mime_type, width, height`,
 );
-const findByJob = sql<[jobId: string | null, accountId: string], MediaRow>('media.find_by_job', `SELECT id, mime_type, width, height FROM media WHERE job_id = $1 AND account_id = $2`);
+const findByJob = sql<[jobId: string | null, accountId: string], MediaRow>(
+  'media.find_by_job',
+  `SELECT id, mime_type, width, height FROM media WHERE job_id = $1 AND account_id = $2`,
+);
 const findWithData = sql<[id: string, accountId: string, projectIds: readonly string[]], Media>(
   'media.find_with_data',
   `SELECT * FROM media WHERE id = $1 AND account_id = $2 AND project_id = ANY($3::uuid[])`,
@@ -30,7 +33,12 @@ export class MediaRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** Stores an image; null when its job stored one already. */
-  insert(id: string, scope: ProjectScope, m: { jobId: string | null; mimeType: string; width: number; height: number; data: Buffer }, db: Queryable = this.db): Promise<MediaRow | null> {
+  insert(
+    id: string,
+    scope: ProjectScope,
+    m: { jobId: string | null; mimeType: string; width: number; height: number; data: Buffer },
+    db: Queryable = this.db,
+  ): Promise<MediaRow | null> {
     return row(db, insert, [id, scope.accountId, scope.projectId, m.jobId, m.mimeType, m.width, m.height, m.data.length, m.data]);
   }
 

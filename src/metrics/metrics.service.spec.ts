@@ -36,7 +36,7 @@ describe('MetricsService', () => {
     expect(await b.registry.metrics()).toMatch(/^reblog_rate_limit_refusals_total 0$/m);
   });
 
-  it('stops the default metrics\' GC observer and event-loop histogram on shutdown (Node would keep them, and all they reach)', async () => {
+  it("stops the default metrics' GC observer and event-loop histogram on shutdown (Node would keep them, and all they reach)", async () => {
     const probe = monitorEventLoopDelay();
     const disable = jest.spyOn(Object.getPrototypeOf(probe) as { disable(): boolean }, 'disable');
     const disconnect = jest.spyOn(PerformanceObserver.prototype, 'disconnect');

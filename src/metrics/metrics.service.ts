@@ -63,7 +63,7 @@ export class MetricsService implements OnApplicationShutdown {
   });
   readonly rateLimitStoreErrors = new Counter({
     name: 'reblog_rate_limit_store_errors_total',
-    help: 'Rate-limit decisions the shared store (Redis) could not make; each fell back to this instance\'s own window.',
+    help: "Rate-limit decisions the shared store (Redis) could not make; each fell back to this instance's own window.",
     registers: [this.registry],
   });
   readonly rateLimitStoreUp = new Gauge({

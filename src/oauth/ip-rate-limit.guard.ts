@@ -25,7 +25,9 @@ export class IpRateLimitGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const { allowed, retryAfterS } = await this.limiter.take(bucket, req.ip ?? req.socket.remoteAddress ?? 'unknown');
     if (!allowed) {
-      throw new OAuthError('temporarily_unavailable', `Too many requests from this address; retry after ${retryAfterS} s.`, 429, { 'Retry-After': String(retryAfterS) });
+      throw new OAuthError('temporarily_unavailable', `Too many requests from this address; retry after ${retryAfterS} s.`, 429, {
+        'Retry-After': String(retryAfterS),
+      });
     }
     return true;
   }

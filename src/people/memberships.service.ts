@@ -76,7 +76,8 @@ export class MembershipsService {
   async deleteProjectMember(projectId: string, userId: string): Promise<void> {
     await this.projects.get(projectId);
     await this.user(userId);
-    if (!(await this.members.deleteProjectMember(projectId, userId))) throw new DomainError('not_found', `User ${userId} is not a member of project ${projectId}.`);
+    if (!(await this.members.deleteProjectMember(projectId, userId)))
+      throw new DomainError('not_found', `User ${userId} is not a member of project ${projectId}.`);
     await this.notifications.caughtUp();
   }
 
@@ -116,6 +117,7 @@ const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 function decodeMemberCursor(cursor: string | undefined): MemberCursor | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   const [at, userId, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(' ');
-  if (rest.length || !POSITION.test(at ?? '') || !isUuid(userId)) throw new DomainError('validation_failed', 'The cursor is not one this API returned; start again without it.');
+  if (rest.length || !POSITION.test(at ?? '') || !isUuid(userId))
+    throw new DomainError('validation_failed', 'The cursor is not one this API returned; start again without it.');
   return { at, userId };
 }

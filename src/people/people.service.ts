@@ -24,7 +24,11 @@ export class PeopleService {
     const user = await this.users.insert(newId(), input.email, input.name ?? null);
     if (user) return user;
     const existing = await this.users.findByEmail(input.email);
-    throw new DomainError('conflict', `A user with the email ${input.email.toLowerCase()} exists already${existing ? ` (id ${existing.id})` : ''}; emails are unique whatever their case.`, existing ? { user_id: existing.id } : undefined);
+    throw new DomainError(
+      'conflict',
+      `A user with the email ${input.email.toLowerCase()} exists already${existing ? ` (id ${existing.id})` : ''}; emails are unique whatever their case.`,
+      existing ? { user_id: existing.id } : undefined,
+    );
   }
 
   /** Every user, newest first, or the one with `email` (any case). */

@@ -9,7 +9,10 @@ const insert = sql<[id: string, accountId: string, name: string, disabledTools: 
   `INSERT INTO projects (id, account_id, name, disabled_tools, created_at, updated_at) VALUES ($1, $2, $3, $4, now(), now()) RETURNING *`,
 );
 const findById = sql<[id: string], Project>('projects.find_by_id', `SELECT * FROM projects WHERE id = $1`);
-const listFirst = sql<[accountId: string, limit: number], Project>('projects.list_first', `SELECT * FROM projects WHERE account_id = $1 ORDER BY id DESC LIMIT $2`);
+const listFirst = sql<[accountId: string, limit: number], Project>(
+  'projects.list_first',
+  `SELECT * FROM projects WHERE account_id = $1 ORDER BY id DESC LIMIT $2`,
+);
 const listAfter = sql<[accountId: string, limit: number, afterId: string], Project>(
   'projects.list_after',
   `SELECT * FROM projects WHERE account_id = $1 AND id < $3 ORDER BY id DESC LIMIT $2`,
@@ -19,7 +22,9 @@ const update = sql<[id: string, name: string | null, disabledTools: string[] | n
   `UPDATE projects SET name = coalesce($2, name), disabled_tools = coalesce($3::text[], disabled_tools), updated_at = now() WHERE id = $1 RETURNING *`,
 );
 // The principal lookup: which of a credential's projects still belong to its account.
-const findOwned = sql<[accountId: string, ids: string[]], Project>('projects.find_owned', `SELECT * FROM projects WHERE account_id = $1 AND id = ANY($2)`, { hot: true });
+const findOwned = sql<[accountId: string, ids: string[]], Project>('projects.find_owned', `SELECT * FROM projects WHERE account_id = $1 AND id = ANY($2)`, {
+  hot: true,
+});
 
 /** The statements of `projects`. */
 @Injectable()

@@ -66,7 +66,9 @@ export class ProjectsService {
 function checkTools(tools: string[]): string[] {
   const unknown = tools.filter((t) => !(TOOL_NAMES as readonly string[]).includes(t));
   if (unknown.length) {
-    throw new DomainError('validation_failed', `Unknown tool name(s) in disabled_tools: ${unknown.join(', ')}. Known tools: ${TOOL_NAMES.join(', ')}.`, { disabled_tools: unknown });
+    throw new DomainError('validation_failed', `Unknown tool name(s) in disabled_tools: ${unknown.join(', ')}. Known tools: ${TOOL_NAMES.join(', ')}.`, {
+      disabled_tools: unknown,
+    });
   }
   return [...new Set(tools)];
 }

@@ -10,7 +10,7 @@ import { projectLabel, projectList, textMessage, unknownProject } from './prompt
   description: 'Draft a new blog article on a topic, for an audience, as a draft in one of your projects (with the AI writer when the project allows it).',
   arguments: [
     { name: 'topic', description: 'What the article is about, and anything it must say.', required: true, maxLength: 4000, complete: 'tag' },
-    { name: 'audience', description: 'Who it is for; the project\'s writer setup decides when absent.', maxLength: 500 },
+    { name: 'audience', description: "Who it is for; the project's writer setup decides when absent.", maxLength: 500 },
     { name: 'project_id', description: 'Id of the project to draft in (see list_projects); needed when you can draft in several.', complete: 'project_id' },
   ],
   needs: ['write_article', 'create_article'],
@@ -30,7 +30,7 @@ export class DraftArticlePrompt implements McpPromptHandler {
     }
 
     const lines = [`Draft a blog article about: ${args.topic}`];
-    lines.push(args.audience ? `Audience: ${args.audience}` : 'Audience: not given; follow the project\'s writer setup, or ask the user.');
+    lines.push(args.audience ? `Audience: ${args.audience}` : "Audience: not given; follow the project's writer setup, or ask the user.");
     // project_id is said only where the catalogue lists it: with one reachable project it is inferred.
     const listed = listsProjectId(ctx.principal);
     if (!project) {

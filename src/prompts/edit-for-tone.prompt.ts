@@ -31,7 +31,7 @@ export class EditForTonePrompt implements McpPromptHandler {
         'If update_article says the version is stale, read the article again with get_article and redo the rewrite on its current text.',
       );
     } else {
-      lines.push('This credential cannot run update_article in this article\'s project: show the user the rewrite, and do not try to save it.');
+      lines.push("This credential cannot run update_article in this article's project: show the user the rewrite, and do not try to save it.");
     }
     return { description: `Rewrite "${article.title}" in a ${args.tone} tone.`, messages: [articleResource(article), textMessage(lines.join('\n'))] };
   }

@@ -21,7 +21,8 @@ export class PromptMethods {
   @McpMethod('prompts/get')
   async get({ principal, session, era, client, params, signal, stream }: MethodCall): Promise<MethodResult> {
     try {
-      const asker = (name: string, args: unknown) => this.inputs.forCall({ principal, era, client, session, stream, signal, method: 'prompts/get', name, args, params });
+      const asker = (name: string, args: unknown) =>
+        this.inputs.forCall({ principal, era, client, session, stream, signal, method: 'prompts/get', name, args, params });
       return { result: await this.prompts.get(principal, params, asker) };
     } catch (err) {
       if (err instanceof InputRequired) return { result: err.result, outcome: err.outcome };

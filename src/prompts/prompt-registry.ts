@@ -39,9 +39,14 @@ export class PromptRegistry implements OnModuleInit {
   }
 }
 
-function check(definition: PromptDefinition | undefined, handler: McpPromptHandler, known: Map<string, CataloguePrompt>): asserts definition is PromptDefinition {
+function check(
+  definition: PromptDefinition | undefined,
+  handler: McpPromptHandler,
+  known: Map<string, CataloguePrompt>,
+): asserts definition is PromptDefinition {
   const where = handler?.constructor?.name ?? 'a provider';
-  if (!definition?.name || !NAME.test(definition.name)) throw new Error(`The MCP prompt ${where} has no valid name (lower-case letters, digits and underscores).`);
+  if (!definition?.name || !NAME.test(definition.name))
+    throw new Error(`The MCP prompt ${where} has no valid name (lower-case letters, digits and underscores).`);
   if (known.has(definition.name)) throw new Error(`Two MCP prompts are named "${definition.name}".`);
   const names = definition.arguments.map((a) => a.name);
   if (new Set(names).size !== names.length) throw new Error(`The MCP prompt "${definition.name}" declares an argument twice.`);

@@ -10,7 +10,9 @@ const PROJECTS_NAMED = 20;
 
 /** An article argument that names nothing readable: the same error for unknown, foreign, unreachable or malformed ids. */
 export function unknownArticle(argument: string, id: string): RpcError {
-  return RpcError.invalidParams(`Invalid value for "${argument}": no article "${id}" among the projects this credential can read. Find ids with list_articles.`);
+  return RpcError.invalidParams(
+    `Invalid value for "${argument}": no article "${id}" among the projects this credential can read. Find ids with list_articles.`,
+  );
 }
 
 /** A project argument that names nothing usable: the same error whatever the reason. */

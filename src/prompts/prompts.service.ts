@@ -46,7 +46,8 @@ export class PromptsService {
    * the prompt and its arguments; without it the prompt cannot ask anything.
    */
   async get(principal: Principal, params: unknown, asker: (name: string, args: unknown) => Asker = () => NO_ASKING): Promise<PromptResult> {
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
+    if (params === null || typeof params !== 'object' || Array.isArray(params))
+      throw RpcError.invalidParams('Invalid params: expected an object with "name" and "arguments".');
     const { name, arguments: raw } = params as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw RpcError.invalidParams('Invalid params: "name" must be the name of a prompt (a string).');
     const prompt = this.find(principal, name);

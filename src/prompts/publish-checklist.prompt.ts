@@ -12,8 +12,11 @@ const LONG_TITLE = 70;
 @McpPrompt({
   name: 'publish_checklist',
   title: 'Pre-publish checklist',
-  description: 'Check one of your articles before publishing (title, excerpt, tags, featured image, links, length; the article is embedded), then publish it with publish_article.',
-  arguments: [{ name: 'article_id', description: 'Id of the article to check and publish (see list_articles).', required: true, maxLength: 100, complete: 'article_id' }],
+  description:
+    'Check one of your articles before publishing (title, excerpt, tags, featured image, links, length; the article is embedded), then publish it with publish_article.',
+  arguments: [
+    { name: 'article_id', description: 'Id of the article to check and publish (see list_articles).', required: true, maxLength: 100, complete: 'article_id' },
+  ],
   needs: ['publish_article'],
 })
 @Injectable()
@@ -26,11 +29,17 @@ export class PublishChecklistPrompt implements McpPromptHandler {
     const canPublish = ctx.allowedProjects('publish_article').some((p) => p.id === article.project_id);
     const canUpdate = ctx.allowedProjects('update_article').some((p) => p.id === article.project_id);
     const lines = ['Before publishing the article above, go through this checklist with the user:', ...checklist(article), ''];
-    if (canUpdate) lines.push(`Fix what needs fixing with update_article (${projectArgument(ctx.principal, article.project_id)}id "${article.id}", version ${article.version}; the version grows by one with each update).`);
-    if (article.status === 'published') lines.push('The article is already published: publishing again changes nothing; report the checklist to the user instead.');
+    if (canUpdate)
+      lines.push(
+        `Fix what needs fixing with update_article (${projectArgument(ctx.principal, article.project_id)}id "${article.id}", version ${article.version}; the version grows by one with each update).`,
+      );
+    if (article.status === 'published')
+      lines.push('The article is already published: publishing again changes nothing; report the checklist to the user instead.');
     else if (canPublish) {
-      lines.push(`When the user agrees, publish it with publish_article (${projectArgument(ctx.principal, article.project_id)}id "${article.id}"); give published_at to schedule it for a later time.`);
-    } else lines.push('This credential cannot run publish_article in this article\'s project: report the checklist to the user instead.');
+      lines.push(
+        `When the user agrees, publish it with publish_article (${projectArgument(ctx.principal, article.project_id)}id "${article.id}"); give published_at to schedule it for a later time.`,
+      );
+    } else lines.push("This credential cannot run publish_article in this article's project: report the checklist to the user instead.");
     return { description: `Pre-publish checklist for "${article.title}".`, messages: [articleResource(article), textMessage(lines.join('\n'))] };
   }
 }

@@ -58,7 +58,11 @@ export class CallStream {
     if (!Number.isFinite(fraction) || fraction <= this.last) return;
     this.last = fraction;
     if (this.progressToken !== undefined) {
-      this.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: this.progressToken, progress: fraction, total: 1, ...(message ? { message } : {}) } });
+      this.send({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: this.progressToken, progress: fraction, total: 1, ...(message ? { message } : {}) },
+      });
     }
     if (message) this.log('info', message, logger);
   };

@@ -67,6 +67,8 @@ export function permits(project: ReachableProject, definition: ToolDefinition): 
 export function refusal(project: ReachableProject, definition: ToolDefinition, allowed: ReachableProject[]): string {
   const { name } = definition;
   const where = allowed.map((p) => `"${p.name}" (${p.id})`).join(', ');
-  const why = project.disabledTools.has(name) ? `${name} is disabled in project "${project.name}"` : `your role in project "${project.name}" is ${project.role}; ${name} needs ${definition.role} or higher`;
+  const why = project.disabledTools.has(name)
+    ? `${name} is disabled in project "${project.name}"`
+    : `your role in project "${project.name}" is ${project.role}; ${name} needs ${definition.role} or higher`;
   return `You cannot run ${name} here: ${why}. It can run in: ${where}.`;
 }

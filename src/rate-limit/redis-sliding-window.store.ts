@@ -125,7 +125,17 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
       }
       const retryAfterMs = Math.max(1, waitMs - maxWaitMs);
       const retrySeconds = Math.ceil(retryAfterMs / 1000);
-      return { totalHits: count, timeToExpire: retrySeconds, isBlocked: true, timeToBlockExpire: retrySeconds, retryAfterMs, resetMs: retryAfterMs, waitMs: 0, startsAt: 0, slot: '' };
+      return {
+        totalHits: count,
+        timeToExpire: retrySeconds,
+        isBlocked: true,
+        timeToBlockExpire: retrySeconds,
+        retryAfterMs,
+        resetMs: retryAfterMs,
+        waitMs: 0,
+        startsAt: 0,
+        slot: '',
+      };
     } catch (err) {
       this.metrics?.rateLimitStoreErrors.inc();
       this.down(err as Error);

@@ -17,7 +17,17 @@ describe('SlidingWindowStore', () => {
       now += 100;
     }
     // Hits at 0, 100, ..., 400 ms; now = 500 ms: the first leaves the window at 1000 ms.
-    expect(hit()).toEqual({ totalHits: 5, timeToExpire: 1, isBlocked: true, timeToBlockExpire: 1, retryAfterMs: 500, resetMs: 500, waitMs: 0, startsAt: 0, slot: '' });
+    expect(hit()).toEqual({
+      totalHits: 5,
+      timeToExpire: 1,
+      isBlocked: true,
+      timeToBlockExpire: 1,
+      retryAfterMs: 500,
+      resetMs: 500,
+      waitMs: 0,
+      startsAt: 0,
+      slot: '',
+    });
   });
 
   it('does not count refusals: a hit is accepted as soon as the oldest accepted one is a window old', () => {

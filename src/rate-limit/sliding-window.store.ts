@@ -107,7 +107,17 @@ export class SlidingWindowStore implements RateLimitStore, OnApplicationShutdown
       // A retry sent this much later could start within its own wait.
       const retryAfterMs = Math.max(1, waitMs - maxWaitMs);
       const seconds = Math.ceil(retryAfterMs / 1000);
-      return { totalHits: counted, timeToExpire: seconds, isBlocked: true, timeToBlockExpire: seconds, retryAfterMs, resetMs: retryAfterMs, waitMs: 0, startsAt: 0, slot: '' };
+      return {
+        totalHits: counted,
+        timeToExpire: seconds,
+        isBlocked: true,
+        timeToBlockExpire: seconds,
+        retryAfterMs,
+        resetMs: retryAfterMs,
+        waitMs: 0,
+        startsAt: 0,
+        slot: '',
+      };
     }
     const slot = `${LOCAL_SLOT}${(this.seq = (this.seq + 1) % 1e9)}`;
     // Ascending: a slot is before a later reservation only when one of those was given back.
@@ -116,7 +126,17 @@ export class SlidingWindowStore implements RateLimitStore, OnApplicationShutdown
     hits.splice(at, 0, startsAt);
     slots.splice(at, 0, slot);
     const resetMs = Math.ceil(hits[log.head] + ttl - now);
-    return { totalHits: counted + 1, timeToExpire: Math.ceil(resetMs / 1000), isBlocked: false, timeToBlockExpire: 0, retryAfterMs: 0, resetMs, waitMs, startsAt, slot };
+    return {
+      totalHits: counted + 1,
+      timeToExpire: Math.ceil(resetMs / 1000),
+      isBlocked: false,
+      timeToBlockExpire: 0,
+      retryAfterMs: 0,
+      resetMs,
+      waitMs,
+      startsAt,
+      slot,
+    };
   }
 
   /** Removes a slot that has not started yet; one that started (or left the window) stays counted. */

@@ -3,8 +3,27 @@ import { ArticlesService } from '../articles/articles.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid } from '../common/ids.js';
 import { MediaService } from '../media/media.service.js';
-import { InvalidCursorError, McpResources, type ResourceContents, type ResourceContext, type ResourceEntry, type ResourcePage, type ResourceProvider, type ResourceTemplateEntry } from './mcp-resources.decorator.js';
-import { ARTICLE_BY_HANDLE_TEMPLATE, ARTICLE_BY_ID_TEMPLATE, ARTICLE_MIME_TYPE, MEDIA_TEMPLATE, articleMarkdown, articleUri, mediaUri, parseUri, type ParsedUri } from './resource-uris.js';
+import {
+  InvalidCursorError,
+  McpResources,
+  type ResourceContents,
+  type ResourceContext,
+  type ResourceEntry,
+  type ResourcePage,
+  type ResourceProvider,
+  type ResourceTemplateEntry,
+} from './mcp-resources.decorator.js';
+import {
+  ARTICLE_BY_HANDLE_TEMPLATE,
+  ARTICLE_BY_ID_TEMPLATE,
+  ARTICLE_MIME_TYPE,
+  MEDIA_TEMPLATE,
+  articleMarkdown,
+  articleUri,
+  mediaUri,
+  parseUri,
+  type ParsedUri,
+} from './resource-uris.js';
 import { ResourcesRepository, type ArticleResourceRow, type MediaResourceRow } from './resources.repository.js';
 
 /** Resources per `resources/list` page. */

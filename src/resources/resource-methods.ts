@@ -49,7 +49,9 @@ export class ResourceMethods {
     // The changes made while this instance was not listening are found in the table instead (a few
     // seconds early rather than late: the database's clock is not this one, and a spare update is harmless).
     notifications.onReconnect((since) => {
-      this.changedSince(new Date(since.getTime() - CLOCK_SLACK_MS)).catch((err: Error) => this.log.warn(`Could not send the resource updates missed while not listening: ${err.message}`));
+      this.changedSince(new Date(since.getTime() - CLOCK_SLACK_MS)).catch((err: Error) =>
+        this.log.warn(`Could not send the resource updates missed while not listening: ${err.message}`),
+      );
     });
   }
 
@@ -141,7 +143,9 @@ function notFound(uri: string): RpcError {
 
 function needSession(session: SessionInfo | null, method: string): string {
   if (!session) {
-    throw RpcError.invalidParams(`Invalid params: ${method} needs a session (send the Mcp-Session-Id header that initialize gave): updates are sent on the session's GET /mcp stream.`);
+    throw RpcError.invalidParams(
+      `Invalid params: ${method} needs a session (send the Mcp-Session-Id header that initialize gave): updates are sent on the session's GET /mcp stream.`,
+    );
   }
   return session.id;
 }
@@ -158,6 +162,7 @@ function field(params: unknown, name: string, method: string, required: boolean)
   if (value === undefined && !required) return undefined;
   if (value === undefined) throw RpcError.invalidParams(`Invalid params: ${method} needs "${name}", a string.`);
   if (typeof value !== 'string') throw RpcError.invalidParams(`Invalid params: "${name}" must be a string.`);
-  if (name === 'uri' && (value === '' || value.length > MAX_URI_LENGTH)) throw RpcError.invalidParams(`Invalid params: "uri" must be 1 to ${MAX_URI_LENGTH} characters.`);
+  if (name === 'uri' && (value === '' || value.length > MAX_URI_LENGTH))
+    throw RpcError.invalidParams(`Invalid params: "uri" must be 1 to ${MAX_URI_LENGTH} characters.`);
   return value;
 }

@@ -1,6 +1,15 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { InvalidCursorError, McpResources, type ResourceContents, type ResourceContext, type ResourcePage, type ResourceProvider, type ResourceProviderOptions, type ResourceTemplateEntry } from './mcp-resources.decorator.js';
+import {
+  InvalidCursorError,
+  McpResources,
+  type ResourceContents,
+  type ResourceContext,
+  type ResourcePage,
+  type ResourceProvider,
+  type ResourceProviderOptions,
+  type ResourceTemplateEntry,
+} from './mcp-resources.decorator.js';
 
 interface Registered {
   name: string;

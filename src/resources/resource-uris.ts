@@ -21,9 +21,7 @@ export const TEMPLATE_VARIABLES: Readonly<Record<string, readonly string[]>> = {
   [MEDIA_TEMPLATE]: ['project_id', 'media_id'],
 };
 
-export type ParsedUri =
-  | { kind: 'article'; projectId: string; by: { id: string } | { handle: string } }
-  | { kind: 'media'; projectId: string; mediaId: string };
+export type ParsedUri = { kind: 'article'; projectId: string; by: { id: string } | { handle: string } } | { kind: 'media'; projectId: string; mediaId: string };
 
 const seg = (value: string) => encodeURIComponent(value);
 

@@ -55,7 +55,9 @@ export class ResourcesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   articles(accountId: string, projectIds: string[], limit: number, after?: { micros: string; id: string }): Promise<ArticleResourceRow[]> {
-    return after ? rows(this.db, articlesAfter, [accountId, projectIds, limit, after.micros, after.id]) : rows(this.db, articlesFirst, [accountId, projectIds, limit]);
+    return after
+      ? rows(this.db, articlesAfter, [accountId, projectIds, limit, after.micros, after.id])
+      : rows(this.db, articlesFirst, [accountId, projectIds, limit]);
   }
 
   media(accountId: string, projectIds: string[], limit: number, afterId: string | null): Promise<MediaResourceRow[]> {

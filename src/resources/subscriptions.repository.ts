@@ -17,7 +17,10 @@ const subscribe = sql<[sessionId: string, uri: string, articleId: string | null,
       OR EXISTS (SELECT 1 FROM mcp_resource_subscriptions WHERE session_id = $1 AND uri = $2)
    ON CONFLICT (session_id, uri) DO UPDATE SET article_id = EXCLUDED.article_id`,
 );
-const unsubscribe = sql<[sessionId: string, uri: string]>('resource_subscriptions.unsubscribe', `DELETE FROM mcp_resource_subscriptions WHERE session_id = $1 AND uri = $2`);
+const unsubscribe = sql<[sessionId: string, uri: string]>(
+  'resource_subscriptions.unsubscribe',
+  `DELETE FROM mcp_resource_subscriptions WHERE session_id = $1 AND uri = $2`,
+);
 const watching = sql<[articleId: string, sessionIds: string[]], { session_id: string; uri: string }>(
   'resource_subscriptions.watching',
   `SELECT session_id, uri FROM mcp_resource_subscriptions WHERE article_id = $1 AND session_id = ANY($2::text[])`,

@@ -35,15 +35,23 @@ class LoginLinkCliModule {
  * server's (its port and password are in the cluster's files) or, when the server is stopped, its
  * own start of that cluster for the moment it takes. Answers the exit code.
  */
-export async function main(argv: string[], io: Io = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') },
+): Promise<number> {
   let email: string | undefined;
   let options: { return_to?: string; expires_in?: number };
   try {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { 'return-to': { type: 'string' }, 'expires-in': { type: 'string' } } });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { 'return-to': { type: 'string' }, 'expires-in': { type: 'string' } },
+    });
     email = positionals[0];
     if (!email || positionals.length > 1) throw new Error('Name one email.');
     const expiresIn = values['expires-in'] === undefined ? undefined : Number(values['expires-in']);
-    if (expiresIn !== undefined && (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > 7 * 86_400)) throw new Error('--expires-in must be a whole number of seconds from 60 to 604800.');
+    if (expiresIn !== undefined && (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > 7 * 86_400))
+      throw new Error('--expires-in must be a whole number of seconds from 60 to 604800.');
     options = { return_to: values['return-to'], expires_in: expiresIn };
   } catch (err) {
     io.err(`${(err as Error).message}\n${USAGE}`);
@@ -66,7 +74,9 @@ export async function main(argv: string[], io: Io = { out: (l) => process.stdout
   if (!databaseUrl) {
     const found = runningEmbedded(config);
     if (found === 'none') {
-      io.err(`There is no database in ${join(config.dataDir, 'postgres')} yet: start the server once (npm start), or set DATABASE_URL and DATA_DIR as the server has them.`);
+      io.err(
+        `There is no database in ${join(config.dataDir, 'postgres')} yet: start the server once (npm start), or set DATABASE_URL and DATA_DIR as the server has them.`,
+      );
       return 1;
     }
     if (found === 'stopped') {

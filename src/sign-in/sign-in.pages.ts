@@ -42,7 +42,9 @@ export function signInPage(res: Response, model: SignInPageModel): void {
   const hidden = html`<input type="hidden" name="csrf" value="${csrf}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}`;
   let linkForm: Html | null = null;
   if (link && token) {
-    const maker = described?.made_by ? html` It was made by ${described.made_by}${described.account_name ? html` in the account “${described.account_name}”` : null}.` : null;
+    const maker = described?.made_by
+      ? html` It was made by ${described.made_by}${described.account_name ? html` in the account “${described.account_name}”` : null}.`
+      : null;
     linkForm = html`<form method="post" action="/oauth/login" class="panel">
 ${described ? html`<p>This link signs in <strong>${described.email}</strong>.${maker} If you are not ${described.email}, do not use it.</p>` : null}
 <p>This sign-in link works once. Press the button to sign in.</p>

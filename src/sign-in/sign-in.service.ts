@@ -101,7 +101,12 @@ export class SignInService {
   async signOut(req: Request, res: Response, form: { csrf?: unknown }): Promise<void> {
     const session = await this.sessions.current(req);
     if (session && (this.pages.crossSitePost(req) || !this.sessions.csrfMatches(session, form.csrf))) {
-      return refusedPage(res, { title: 'Not signed out', status: 403, message: 'This sign-out was not sent from this server\'s page, so you are still signed in. Sign out from the sign-in page.', again: true });
+      return refusedPage(res, {
+        title: 'Not signed out',
+        status: 403,
+        message: "This sign-out was not sent from this server's page, so you are still signed in. Sign out from the sign-in page.",
+        again: true,
+      });
     }
     await this.sessions.end(req, res);
     signedOutPage(res, this.config.loginMethods);

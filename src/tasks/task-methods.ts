@@ -61,6 +61,15 @@ export class TaskMethods extends ToolTasks {
   /** Runs a task's tool call as a stateless 2026-07-28 call of the client that created the task. */
   private runner(principal: Principal, client: RequestClient): TaskRunner {
     return ({ capabilities }, params, signal, requestKey) =>
-      this.tools.call({ principal, session: null, era: 'modern', client: { ...client, capabilities, logLevel: null }, params, signal, stream: CallStream.detached(), requestKey });
+      this.tools.call({
+        principal,
+        session: null,
+        era: 'modern',
+        client: { ...client, capabilities, logLevel: null },
+        params,
+        signal,
+        stream: CallStream.detached(),
+        requestKey,
+      });
   }
 }

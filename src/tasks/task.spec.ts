@@ -1,6 +1,17 @@
 import { RpcError } from '../protocol/json-rpc.js';
 import type { InputRequest } from '../protocol/input.js';
-import { applyAnswers, createTaskResult, declaresTasks, detailedTask, errorOf, inputResponsesParam, outcomeOf, taskIdParam, TASKS_EXTENSION, type TaskRow } from './task.js';
+import {
+  applyAnswers,
+  createTaskResult,
+  declaresTasks,
+  detailedTask,
+  errorOf,
+  inputResponsesParam,
+  outcomeOf,
+  taskIdParam,
+  TASKS_EXTENSION,
+  type TaskRow,
+} from './task.js';
 
 const row = (over: Partial<TaskRow> = {}): TaskRow => ({
   id: 'task-1',
@@ -13,11 +24,22 @@ const row = (over: Partial<TaskRow> = {}): TaskRow => ({
   ...over,
 });
 
-const CONFIRM: InputRequest = { method: 'elicitation/create', params: { message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } };
+const CONFIRM: InputRequest = {
+  method: 'elicitation/create',
+  params: { message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
+};
 
 describe('task shapes', () => {
   it('CreateTaskResult is flat, with integer ttlMs and pollIntervalMs and no v1 keys', () => {
-    expect(createTaskResult(row())).toEqual({ resultType: 'task', taskId: 'task-1', status: 'working', createdAt: '2026-07-28T10:00:00.000Z', lastUpdatedAt: '2026-07-28T10:00:01.000Z', ttlMs: 3_600_000, pollIntervalMs: 1_000 });
+    expect(createTaskResult(row())).toEqual({
+      resultType: 'task',
+      taskId: 'task-1',
+      status: 'working',
+      createdAt: '2026-07-28T10:00:00.000Z',
+      lastUpdatedAt: '2026-07-28T10:00:01.000Z',
+      ttlMs: 3_600_000,
+      pollIntervalMs: 1_000,
+    });
   });
 
   it('tasks/get carries only what its status carries', () => {
@@ -42,7 +64,8 @@ describe('task shapes', () => {
     expect(taskIdParam('tasks/get', { taskId: 'a' })).toBe('a');
     for (const params of [{}, { taskId: 1 }, { taskId: '' }, null, []]) expect(() => taskIdParam('tasks/get', params)).toThrow(RpcError);
     expect(inputResponsesParam({ inputResponses: {} })).toEqual({});
-    for (const params of [{}, { inputResponses: null }, { inputResponses: [] }, { inputResponses: 'x' }]) expect(() => inputResponsesParam(params)).toThrow(/inputResponses/);
+    for (const params of [{}, { inputResponses: null }, { inputResponses: [] }, { inputResponses: 'x' }])
+      expect(() => inputResponsesParam(params)).toThrow(/inputResponses/);
   });
 
   it('answers: valid ones to asked keys count, the rest stay pending', () => {
@@ -54,7 +77,10 @@ describe('task shapes', () => {
   });
 
   it('outcomes: input_required keeps its questions only; a result drops MRTR fields; errors are JSON-RPC shaped without internals', () => {
-    expect(outcomeOf({ resultType: 'input_required', inputRequests: { a: CONFIRM }, requestState: 's' })).toEqual({ status: 'input_required', inputRequests: { a: CONFIRM } });
+    expect(outcomeOf({ resultType: 'input_required', inputRequests: { a: CONFIRM }, requestState: 's' })).toEqual({
+      status: 'input_required',
+      inputRequests: { a: CONFIRM },
+    });
     expect(outcomeOf({ content: [], isError: true })).toEqual({ status: 'completed', result: { content: [], isError: true, resultType: 'complete' } });
     expect(outcomeOf('{"content":[]}')).toEqual({ status: 'completed', result: { content: [], resultType: 'complete' } });
     expect(errorOf(new RpcError(-32602, 'bad', 200, { uri: 'x' }))).toEqual({ code: -32602, message: 'bad', data: { uri: 'x' } });

@@ -82,14 +82,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** The `taskId` of tasks/get, /update and /cancel; -32602 when missing or not a string. */
 export function taskIdParam(method: string, params: unknown): string {
   const taskId = isObject(params) ? params.taskId : undefined;
-  if (typeof taskId !== 'string' || taskId === '') throw RpcError.invalidParams(`Invalid params: ${method} takes {"taskId": string}, the taskId that tools/call answered.`);
+  if (typeof taskId !== 'string' || taskId === '')
+    throw RpcError.invalidParams(`Invalid params: ${method} takes {"taskId": string}, the taskId that tools/call answered.`);
   return taskId;
 }
 
 /** The `inputResponses` of tasks/update; -32602 when missing or not an object. */
 export function inputResponsesParam(params: unknown): Record<string, unknown> {
   const responses = isObject(params) ? params.inputResponses : undefined;
-  if (!isObject(responses)) throw RpcError.invalidParams('Invalid params: tasks/update takes {"taskId": string, "inputResponses": {<key>: answer}} with answers by the keys of the task\'s inputRequests.');
+  if (!isObject(responses))
+    throw RpcError.invalidParams(
+      'Invalid params: tasks/update takes {"taskId": string, "inputResponses": {<key>: answer}} with answers by the keys of the task\'s inputRequests.',
+    );
   return responses;
 }
 
@@ -113,7 +117,10 @@ export function applyAnswers(
 }
 
 /** What a run of the task's tool call ended with, as the task records it. */
-export type RunOutcome = { status: 'completed'; result: Record<string, unknown> } | { status: 'input_required'; inputRequests: Record<string, InputRequest> } | { status: 'failed'; error: TaskError };
+export type RunOutcome =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'input_required'; inputRequests: Record<string, InputRequest> }
+  | { status: 'failed'; error: TaskError };
 
 /**
  * The outcome of a tool call's result: `input_required` (its questions, no requestState: a task's
@@ -121,7 +128,8 @@ export type RunOutcome = { status: 'completed'; result: Record<string, unknown> 
  */
 export function outcomeOf(result: unknown): RunOutcome {
   const value: Record<string, unknown> = typeof result === 'string' ? (JSON.parse(result) as Record<string, unknown>) : isObject(result) ? result : {};
-  if (value.resultType === 'input_required' && isObject(value.inputRequests)) return { status: 'input_required', inputRequests: value.inputRequests as Record<string, InputRequest> };
+  if (value.resultType === 'input_required' && isObject(value.inputRequests))
+    return { status: 'input_required', inputRequests: value.inputRequests as Record<string, InputRequest> };
   // The inlined result is a 2026-07-28 CallToolResult, without the MRTR fields.
   const { requestState: _state, inputRequests: _requests, ...rest } = value;
   return { status: 'completed', result: { ...rest, resultType: 'complete' } };

@@ -15,7 +15,10 @@ export interface TaskCall {
 const COLUMNS = `id, status, input_requests, result, error, created_at, last_updated_at`;
 
 /** Every read and write names the credential: another credential's task is not found. */
-const INSERT = sql<[id: string, accountId: string, credentialId: string, tool: string, params: string, capabilities: string, ttlMs: number, instance: string], TaskRow>(
+const INSERT = sql<
+  [id: string, accountId: string, credentialId: string, tool: string, params: string, capabilities: string, ttlMs: number, instance: string],
+  TaskRow
+>(
   'tasks.insert',
   `INSERT INTO mcp_tasks (id, account_id, credential_id, tool, status, params, capabilities, expires_at, instance, heartbeat_at)
         VALUES ($1, $2, $3, $4, 'working', $5::jsonb, $6::jsonb, now() + make_interval(secs => $7::double precision / 1000), $8, now())
@@ -60,7 +63,10 @@ const CANCEL = sql<[id: string, credentialId: string]>(
     WHERE id = $1 AND credential_id = $2 AND status IN ('working', 'input_required')`,
 );
 
-const RENEW = sql<[ids: string[], instance: string]>('tasks.renew', `UPDATE mcp_tasks SET heartbeat_at = now() WHERE id = ANY($1) AND instance = $2 AND status = 'working'`);
+const RENEW = sql<[ids: string[], instance: string]>(
+  'tasks.renew',
+  `UPDATE mcp_tasks SET heartbeat_at = now() WHERE id = ANY($1) AND instance = $2 AND status = 'working'`,
+);
 
 /** This instance's working tasks, when it stops: failed. */
 const FAIL_INSTANCE = sql<[ids: string[], instance: string, error: string]>(
@@ -80,8 +86,26 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 export class TasksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(task: { id: string; accountId: string; credentialId: string; tool: string; params: object; capabilities: object; ttlMs: number; instance: string }): Promise<TaskRow> {
-    return (await row(this.db, INSERT, [task.id, task.accountId, task.credentialId, task.tool, JSON.stringify(task.params), JSON.stringify(task.capabilities), task.ttlMs, task.instance]))!;
+  async insert(task: {
+    id: string;
+    accountId: string;
+    credentialId: string;
+    tool: string;
+    params: object;
+    capabilities: object;
+    ttlMs: number;
+    instance: string;
+  }): Promise<TaskRow> {
+    return (await row(this.db, INSERT, [
+      task.id,
+      task.accountId,
+      task.credentialId,
+      task.tool,
+      JSON.stringify(task.params),
+      JSON.stringify(task.capabilities),
+      task.ttlMs,
+      task.instance,
+    ]))!;
   }
 
   find(id: string, credentialId: string): Promise<(TaskRow & TaskCall) | null> {
@@ -98,7 +122,9 @@ export class TasksRepository {
 
   /** Whether the answers were recorded (false: the task no longer waits on `pending`). */
   async answer(id: string, credentialId: string, pending: object, answers: object, remaining: object, resume: boolean, instance: string): Promise<boolean> {
-    return (await affected(this.db, ANSWER, [id, credentialId, JSON.stringify(pending), JSON.stringify(answers), JSON.stringify(remaining), resume, instance])) > 0;
+    return (
+      (await affected(this.db, ANSWER, [id, credentialId, JSON.stringify(pending), JSON.stringify(answers), JSON.stringify(remaining), resume, instance])) > 0
+    );
   }
 
   /** Whether it was cancelled now (false: unknown, or already terminal). */

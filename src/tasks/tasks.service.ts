@@ -57,14 +57,26 @@ export class TasksService implements OnModuleInit, BeforeApplicationShutdown {
     if (this.heartbeat) clearInterval(this.heartbeat);
     const ids = [...this.running.keys()];
     for (const controller of this.running.values()) controller.abort(new Error('instance stopping'));
-    if (ids.length) await this.tasks.failInstance(ids, this.instance, INSTANCE_STOPPED).catch((err: Error) => this.log.warn(`Failing this instance's tasks failed: ${err.message}`));
+    if (ids.length)
+      await this.tasks
+        .failInstance(ids, this.instance, INSTANCE_STOPPED)
+        .catch((err: Error) => this.log.warn(`Failing this instance's tasks failed: ${err.message}`));
   }
 
   /** Creates the task (durable before the answer) and starts its call; answers the flat CreateTaskResult. */
   async start(principal: Principal, tool: string, call: Omit<TaskCall, 'answers'>, runner: TaskRunner): Promise<MethodResult> {
     await this.tasks.purge().catch((err: Error) => this.log.warn(`Purging expired tasks failed: ${err.message}`));
     const id = randomBytes(18).toString('base64url');
-    const row = await this.tasks.insert({ id, accountId: principal.accountId, credentialId: principal.credential.id, tool, params: call.params, capabilities: call.capabilities, ttlMs: TASK_TTL_MS, instance: this.instance });
+    const row = await this.tasks.insert({
+      id,
+      accountId: principal.accountId,
+      credentialId: principal.credential.id,
+      tool,
+      params: call.params,
+      capabilities: call.capabilities,
+      ttlMs: TASK_TTL_MS,
+      instance: this.instance,
+    });
     this.launch(id, { ...call, answers: {} }, runner);
     return { result: createTaskResult(row) };
   }

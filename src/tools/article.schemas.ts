@@ -47,7 +47,8 @@ export const ARTICLE_WITH_REVISIONS_SCHEMA = {
     ...ARTICLE_SCHEMA.properties,
     revisions: {
       type: 'object',
-      description: 'Earlier states of the article stored as revisions: each change keeps the previous state, and only the newest `limit` are kept (older ones are deleted).',
+      description:
+        'Earlier states of the article stored as revisions: each change keeps the previous state, and only the newest `limit` are kept (older ones are deleted).',
       properties: {
         kept: { type: 'integer', minimum: 0, description: 'How many earlier states are stored now.' },
         limit: { type: 'integer', minimum: 1, description: 'The most kept per article (ARTICLE_REVISIONS_KEPT).' },
@@ -78,4 +79,9 @@ export const ARTICLE_FIELD_PROPERTIES = {
   },
 } as const;
 
-export const ARTICLE_ID_PROPERTY = { type: 'string', minLength: 1, maxLength: 100, description: 'The article id (from list_articles or get_article).' } as const;
+export const ARTICLE_ID_PROPERTY = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description: 'The article id (from list_articles or get_article).',
+} as const;

@@ -13,7 +13,8 @@ const input = {
 @McpTool({
   name: 'cancel_job',
   title: 'Cancel a job',
-  description: 'Cancel a queued or running job: it stops and writes nothing more. Answers the job, now "cancelled"; a job that already finished cannot be cancelled.',
+  description:
+    'Cancel a queued or running job: it stops and writes nothing more. Answers the job, now "cancelled"; a job that already finished cannot be cancelled.',
   input,
   output: JOB_SCHEMA,
   // Who may cancel: the jobs' own rule, which the console's Cancel button follows too.

@@ -35,6 +35,9 @@ export class CreateArticleTool {
 
   run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
     const { published_at, ...fields } = args;
-    return this.articles.create({ accountId: principal.accountId, projectId: project.id }, { ...fields, published_at: published_at === undefined ? undefined : new Date(published_at) });
+    return this.articles.create(
+      { accountId: principal.accountId, projectId: project.id },
+      { ...fields, published_at: published_at === undefined ? undefined : new Date(published_at) },
+    );
   }
 }

@@ -47,8 +47,12 @@ export class DeleteArticleTool {
       });
       // null: the client could not be asked after all (its stream closed); nothing is deleted unasked.
       if (answer?.action !== 'accept' || answer.content?.confirm !== true) {
-        const what = answer === null ? 'could not be asked' : answer.action === 'accept' ? 'did not confirm' : answer.action === 'decline' ? 'declined' : 'cancelled';
-        throw new DomainError('not_confirmed', `The user ${what} the deletion of article ${id}; nothing was deleted. Ask them before calling delete_article again.`);
+        const what =
+          answer === null ? 'could not be asked' : answer.action === 'accept' ? 'did not confirm' : answer.action === 'decline' ? 'declined' : 'cancelled';
+        throw new DomainError(
+          'not_confirmed',
+          `The user ${what} the deletion of article ${id}; nothing was deleted. Ask them before calling delete_article again.`,
+        );
       }
     }
     return this.articles.delete(scope, id, { credentialId: ctx.principal.credential.id });

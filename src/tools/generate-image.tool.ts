@@ -20,7 +20,7 @@ const input = {
   name: 'generate_image',
   title: 'Generate an image',
   description:
-    'Generate an image from a prompt, in the style of the writer config; with article_id it becomes that article\'s featured image. ' +
+    "Generate an image from a prompt, in the style of the writer config; with article_id it becomes that article's featured image. " +
     'Without a writer config it asks the setup questions through elicitation when the client supports it, else answers status "setup_required" with questions: ask the user, call configure_agent, then call this again. ' +
     'It runs as a job: done in time, it answers {"status":"succeeded","job_id","media":{"id","url","mime_type","width","height"}} plus the image; ' +
     'else {"status":"running","job_id","poll_after_s"}: then poll get_job.',

@@ -83,7 +83,10 @@ export class JobReplies implements OnModuleInit {
       ctx.progress(value, message);
       heartbeat.refresh();
     };
-    const heartbeat = setInterval(() => send(sent + HEARTBEAT_NUDGE, `${job.tool}: still working, ${percent(done)}% done (job ${job.id})`), this.config.progressHeartbeatMs);
+    const heartbeat = setInterval(
+      () => send(sent + HEARTBEAT_NUDGE, `${job.tool}: still working, ${percent(done)}% done (job ${job.id})`),
+      this.config.progressHeartbeatMs,
+    );
     send(0, `${job.tool}: job ${job.id} queued`);
     try {
       return await this.jobs.waitFor(job, budget, signal, (p) => {
@@ -119,7 +122,9 @@ export class JobReplies implements OnModuleInit {
       throw new DomainError(error.code as DomainErrorCode, `The ${job.tool} job ${job.id} failed: ${error.message}`, { job_id: job.id });
     }
     if (job.status === 'cancelled') {
-      throw new DomainError('invalid_state', `The ${job.tool} job ${job.id} was cancelled, so nothing was written; call ${job.tool} again to start over.`, { job_id: job.id });
+      throw new DomainError('invalid_state', `The ${job.tool} job ${job.id} was cancelled, so nothing was written; call ${job.tool} again to start over.`, {
+        job_id: job.id,
+      });
     }
     return new ToolReply(job.result ?? {}, await this.imageContent(job));
   }

@@ -16,7 +16,8 @@ const input = {
 @McpTool({
   name: 'list_jobs',
   title: 'List jobs',
-  description: 'List the jobs (write_article, generate_image) of a project, newest first, optionally by status. Items leave out `result`: read one job with get_job.',
+  description:
+    'List the jobs (write_article, generate_image) of a project, newest first, optionally by status. Items leave out `result`: read one job with get_job.',
   input,
   output: pagedOutput(JOB_SCHEMA),
   scope: 'read',

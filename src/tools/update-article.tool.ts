@@ -17,7 +17,7 @@ const input = {
   name: 'update_article',
   title: 'Update an article',
   description:
-    'Change an article\'s title, body, handle, excerpt or tags (fields left out stay as they are). Pass the version you read: if the article changed since, the call fails with its current version, so read it again and retry. The previous state is kept as a revision (only the newest ones are kept: get_article says how many).',
+    "Change an article's title, body, handle, excerpt or tags (fields left out stay as they are). Pass the version you read: if the article changed since, the call fails with its current version, so read it again and retry. The previous state is kept as a revision (only the newest ones are kept: get_article says how many).",
   input,
   output: ARTICLE_SCHEMA,
   scope: 'write',

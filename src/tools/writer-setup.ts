@@ -26,7 +26,10 @@ export class WriterSetup {
     const setup = await this.agents.setupRequired(scope, ctx.project);
     if (ctx.canAsk('elicitation/create') && ctx.mayRun('configure_agent')) {
       // 2025: one form over the call's stream; 2026-07-28: input_required (recorded as setup_required), then the retry goes on.
-      const { writer_setup: answer } = await ctx.ask({ writer_setup: { method: 'elicitation/create', params: setupForm(setup, ctx.project.name, tool) } }, { outcome: 'setup_required' });
+      const { writer_setup: answer } = await ctx.ask(
+        { writer_setup: { method: 'elicitation/create', params: setupForm(setup, ctx.project.name, tool) } },
+        { outcome: 'setup_required' },
+      );
       if (answer?.action === 'accept') {
         const answers = withProposals(answer.content ?? {}, setup);
         const saved = await this.agents.configure(scope, 'writer', answers, ctx.principal.credential.id);
@@ -61,7 +64,11 @@ function withProposals(content: Record<string, unknown>, setup: SetupRequired): 
   for (const q of setup.questions) {
     if (answers[q.id] !== undefined) continue;
     if (q.proposed_answer !== null) answers[q.id] = q.proposed_answer;
-    else if (!OPTIONAL.has(q.id)) throw new DomainError('invalid_arguments', `The setup form came back without an answer to "${q.id}" (${q.question}); nothing was saved. Call the tool again and answer it.`);
+    else if (!OPTIONAL.has(q.id))
+      throw new DomainError(
+        'invalid_arguments',
+        `The setup form came back without an answer to "${q.id}" (${q.question}); nothing was saved. Call the tool again and answer it.`,
+      );
   }
   return answers;
 }

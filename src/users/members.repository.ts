@@ -24,7 +24,10 @@ const UPSERT_ACCOUNT_MEMBER = sql<[accountId: string, userId: string, role: Acco
 );
 
 // The person's project memberships in the account go with it (foreign key, ON DELETE CASCADE).
-const DELETE_ACCOUNT_MEMBER = sql<[accountId: string, userId: string]>('account_members.delete', `DELETE FROM account_members WHERE account_id = $1 AND user_id = $2`);
+const DELETE_ACCOUNT_MEMBER = sql<[accountId: string, userId: string]>(
+  'account_members.delete',
+  `DELETE FROM account_members WHERE account_id = $1 AND user_id = $2`,
+);
 
 const ACCOUNT_MEMBERS_PAGE = sql<[accountId: string, beforeAt: string | null, beforeUser: string | null, limit: number], Listed<AccountMember>>(
   'account_members.page',
@@ -45,7 +48,10 @@ const UPSERT_PROJECT_MEMBER = sql<[projectId: string, accountId: string, userId:
    RETURNING project_id, user_id, role`,
 );
 
-const DELETE_PROJECT_MEMBER = sql<[projectId: string, userId: string]>('project_members.delete', `DELETE FROM project_members WHERE project_id = $1 AND user_id = $2`);
+const DELETE_PROJECT_MEMBER = sql<[projectId: string, userId: string]>(
+  'project_members.delete',
+  `DELETE FROM project_members WHERE project_id = $1 AND user_id = $2`,
+);
 
 const PROJECT_MEMBERS_PAGE = sql<[projectId: string, beforeAt: string | null, beforeUser: string | null, limit: number], Listed<ProjectMember>>(
   'project_members.page',

@@ -6,7 +6,8 @@ describe('page policy', () => {
   describe('the Host rule', () => {
     it('on loopback: PUBLIC_URL host (with or without port), ALLOWED_HOSTS and loopback names on any port', () => {
       const allowed = hostRule({ host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000', allowedHosts: ['api.example.org'] });
-      for (const host of ['127.0.0.1:3000', 'localhost:4321', '[::1]:80', 'LOCALHOST', 'api.example.org', 'API.example.org:8443']) expect([host, allowed(host)]).toEqual([host, true]);
+      for (const host of ['127.0.0.1:3000', 'localhost:4321', '[::1]:80', 'LOCALHOST', 'api.example.org', 'API.example.org:8443'])
+        expect([host, allowed(host)]).toEqual([host, true]);
       for (const host of ['evil.example', 'localhost.evil.example', '', undefined]) expect([host, allowed(host)]).toEqual([host, false]);
     });
 

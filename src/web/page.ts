@@ -26,14 +26,22 @@ export interface PageOptions {
 
 /** The Content-Security-Policy of every page: no script at all, styles and images from this server only. */
 export function contentSecurityPolicy(formAction: string[] = []): string {
-  return [`default-src 'none'`, `style-src 'self'`, `img-src 'self'`, `form-action ${["'self'", ...formAction].join(' ')}`, `frame-ancestors 'none'`].join('; ');
+  return [`default-src 'none'`, `style-src 'self'`, `img-src 'self'`, `form-action ${["'self'", ...formAction].join(' ')}`, `frame-ancestors 'none'`].join(
+    '; ',
+  );
 }
 
 /**
  * The console's policy (docs/console.md#rules): everything from this server only, no inline script or
  * style (no 'unsafe-inline' anywhere), forms post here only, never framed.
  */
-export const CONSOLE_CONTENT_SECURITY_POLICY = [`default-src 'self'`, `base-uri 'none'`, `object-src 'none'`, `form-action 'self'`, `frame-ancestors 'none'`].join('; ');
+export const CONSOLE_CONTENT_SECURITY_POLICY = [
+  `default-src 'self'`,
+  `base-uri 'none'`,
+  `object-src 'none'`,
+  `form-action 'self'`,
+  `frame-ancestors 'none'`,
+].join('; ');
 
 /** Renders a whole page with the security headers of docs/oauth.md#what-every-oauth-endpoint-shares (or the console's policy) and sends it. */
 export function sendPage(res: Response, { title, body, signedInAs, formAction, status = 200, wide, policy = 'oauth', nav }: PageOptions): void {

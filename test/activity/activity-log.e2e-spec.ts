@@ -23,7 +23,9 @@ describe('activity log', () => {
 
   it('records every request of a concurrent burst, each answered only after its entry is written', async () => {
     const tenant = await createTenant(t);
-    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => rpc(t, tenant.key, { jsonrpc: '2.0', id: i, method: i % 3 ? 'ping' : 'tools/list' })));
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => rpc(t, tenant.key, { jsonrpc: '2.0', id: i, method: i % 3 ? 'ping' : 'tools/list' })),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     // No flush: every answer was sent after its entry committed.
     const log = await entries(t, tenant);
@@ -91,7 +93,11 @@ describe('activity log', () => {
 
   it('lists with every filter at once and pages by cursor', async () => {
     const tenant = await createTenant(t);
-    await Promise.all(Array.from({ length: 30 }, (_, i) => rpc(t, tenant.key, { jsonrpc: '2.0', id: i, method: i % 2 ? 'tools/call' : 'ping', params: { name: 'list_projects', arguments: {} } })));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        rpc(t, tenant.key, { jsonrpc: '2.0', id: i, method: i % 2 ? 'tools/call' : 'ping', params: { name: 'list_projects', arguments: {} } }),
+      ),
+    );
     const base = `/admin/v1/accounts/${tenant.accountId}/activity?credential_id=${tenant.keyId}&method=tools%2Fcall&tool=list_projects&outcome=ok`;
     const first = await admin(t, 'get', `${base}&limit=10`, undefined, 200);
     const second = await admin(t, 'get', `${base}&limit=10&cursor=${first.next_cursor}`, undefined, 200);

@@ -97,8 +97,16 @@ describe('console activity (ActivityReportsService)', () => {
       ['client name, exactly', { client_name: 'Cursor' }, () => false],
       ['from (inclusive)', { from: '2026-11-30T12:00:00.000Z' }, (r) => r.at.getTime() >= base],
       ['to (exclusive)', { to: '2026-11-30T12:00:00Z' }, (r) => r.at.getTime() < base],
-      ['from and to, with an offset', { from: '2026-11-30T12:59:59.999+01:00', to: new Date(base + 1) }, (r) => r.at.getTime() >= base - 1 && r.at.getTime() < base + 1],
-      ['client and outcome and range', { client_name: 'cursor', outcome: 'rate_limited', from: new Date(base) }, (r) => r.client_name === 'cursor' && r.outcome === 'rate_limited'],
+      [
+        'from and to, with an offset',
+        { from: '2026-11-30T12:59:59.999+01:00', to: new Date(base + 1) },
+        (r) => r.at.getTime() >= base - 1 && r.at.getTime() < base + 1,
+      ],
+      [
+        'client and outcome and range',
+        { client_name: 'cursor', outcome: 'rate_limited', from: new Date(base) },
+        (r) => r.client_name === 'cursor' && r.outcome === 'rate_limited',
+      ],
     ])('%s', async (_, filter, pick) => {
       expect(await walk(accountId, filter, 2)).toEqual(ids(pick));
     });
@@ -106,7 +114,9 @@ describe('console activity (ActivityReportsService)', () => {
     it('a member sees only the entries of their own credentials, whatever the filter asks', async () => {
       expect(await walk(accountId, {}, 2, { credentialIds: [keyA] })).toEqual(ids((r) => r.credential_id === keyA));
       expect(await walk(accountId, { credential_id: keyB }, 2, { credentialIds: [keyA] })).toEqual([]);
-      expect(await walk(accountId, { client_name: 'claude-code' }, 2, { credentialIds: [keyA] })).toEqual(ids((r) => r.credential_id === keyA && r.client_name === 'claude-code'));
+      expect(await walk(accountId, { client_name: 'claude-code' }, 2, { credentialIds: [keyA] })).toEqual(
+        ids((r) => r.credential_id === keyA && r.client_name === 'claude-code'),
+      );
       expect(await walk(accountId, {}, 1, { credentialIds: [keyA, keyB, keyA] })).toEqual(ids(() => true));
       // No grants: nothing, not the whole account.
       expect(await walk(accountId, {}, 50, { credentialIds: [] })).toEqual([]);
@@ -116,7 +126,14 @@ describe('console activity (ActivityReportsService)', () => {
 
     it('items have the admin API shape; a folded entry keeps its count', async () => {
       const page = await service.list(accountId, { outcome: 'rate_limited' });
-      expect(page.items).toEqual([expect.objectContaining({ outcome: 'rate_limited', count: 7, client: { name: 'cursor', version: '1.0.0' }, credential: { type: 'api_key', id: keyA, name: 'key' } })]);
+      expect(page.items).toEqual([
+        expect.objectContaining({
+          outcome: 'rate_limited',
+          count: 7,
+          client: { name: 'cursor', version: '1.0.0' },
+          credential: { type: 'api_key', id: keyA, name: 'key' },
+        }),
+      ]);
     });
   });
 
@@ -133,7 +150,9 @@ describe('console activity (ActivityReportsService)', () => {
     const before = newestFirst(rows);
     // The page after the cursor is what followed it before the inserts, unless the new same-millisecond entry sorts into it.
     expect(second.items.every((e) => e.id < first.items[6].id)).toBe(true);
-    expect(second.items.map((e) => e.id).filter((id) => before.includes(id))).toEqual(before.slice(7, 7 + second.items.filter((e) => before.includes(e.id)).length));
+    expect(second.items.map((e) => e.id).filter((id) => before.includes(id))).toEqual(
+      before.slice(7, 7 + second.items.filter((e) => before.includes(e.id)).length),
+    );
   });
 
   describe('chart', () => {
@@ -215,12 +234,37 @@ describe('console activity (ActivityReportsService)', () => {
       const credentialId = randomUUID();
       const at = new Date('2026-11-30T12:00:00.000Z');
       const names = ['=HYPERLINK("http://evil")', '+1', '-2', '@SUM(A1)', '\tq', '\rr', 'a,b', 'say "hi"', 'two\nlines', 'plain'];
-      await repository.insert(names.map((name, i) => entry(accountId, new Date(at.getTime() + i), { credential_id: credentialId, client_name: name, error: JSON.stringify({ code: -32602, message: '=1+1' }), outcome: 'invalid', session_id: i ? null : 'sess-1' })));
+      await repository.insert(
+        names.map((name, i) =>
+          entry(accountId, new Date(at.getTime() + i), {
+            credential_id: credentialId,
+            client_name: name,
+            error: JSON.stringify({ code: -32602, message: '=1+1' }),
+            outcome: 'invalid',
+            session_id: i ? null : 'sess-1',
+          }),
+        ),
+      );
       const text = await readAll(service.exportCsv(accountId, { credential_id: credentialId }));
-      const clients = text.split(/\n(?=[0-9a-f]{8}-)/).slice(1).reverse().map((line) => line.split(',').slice(5).join(','));
-      expect(clients.map((c) => c.split(',1.0.0,')[0])).toEqual([`"'=HYPERLINK(""http://evil"")"`, "'+1", "'-2", "'@SUM(A1)", "'\tq", `"'\rr"`, '"a,b"', '"say ""hi"""', '"two\nlines"', 'plain']);
+      const clients = text
+        .split(/\n(?=[0-9a-f]{8}-)/)
+        .slice(1)
+        .reverse()
+        .map((line) => line.split(',').slice(5).join(','));
+      expect(clients.map((c) => c.split(',1.0.0,')[0])).toEqual([
+        `"'=HYPERLINK(""http://evil"")"`,
+        "'+1",
+        "'-2",
+        "'@SUM(A1)",
+        "'\tq",
+        `"'\rr"`,
+        '"a,b"',
+        '"say ""hi"""',
+        '"two\nlines"',
+        'plain',
+      ]);
       // The error's code is a number (no prefix), its message a formula (prefixed); the time is ISO 8601 UTC.
-      expect(clients[0]).toContain(',sess-1,tools/call,list_articles,,invalid,-32602,\'=1+1,3,1');
+      expect(clients[0]).toContain(",sess-1,tools/call,list_articles,,invalid,-32602,'=1+1,3,1");
       expect(text).toContain(',2026-11-30T12:00:00.000Z,api_key,');
     });
   });
@@ -244,7 +288,12 @@ describe('console activity (ActivityReportsService)', () => {
       ['chart bucket', () => service.chart(accountId, '24h', 'day'), 'bucket'],
       ['export outcome', () => service.exportCsv(accountId, { outcome: 'nope' }), 'outcome'],
     ])('%s', async (_, call, field) => {
-      const err = await Promise.resolve().then(call).then(() => null, (e: unknown) => e);
+      const err = await Promise.resolve()
+        .then(call)
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(DomainError);
       expect(err).toMatchObject({ code: 'validation_failed', details: { field } });
     });
@@ -263,16 +312,39 @@ describe('console activity filters on the admin API', () => {
   afterAll(() => t.close());
 
   it('takes client_name, from and to, and refuses a time it cannot read', async () => {
-    const accountId = (await t.http.post('/admin/v1/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'Console', owner_email: 'console@example.com' }).expect(201)).body.id;
+    const accountId = (
+      await t.http
+        .post('/admin/v1/accounts')
+        .set('authorization', `Bearer ${t.adminToken}`)
+        .send({ name: 'Console', owner_email: 'console@example.com' })
+        .expect(201)
+    ).body.id;
     const at = new Date('2026-11-30T12:00:00.000Z');
-    const base = { account_id: accountId, credential_type: 'api_key', credential_id: randomUUID(), credential_name: 'key', client_version: '1', session_id: null, method: 'tools/call', tool: 'list_articles', project_id: null, outcome: 'ok' as const, error: null, duration_ms: 1, count: 1, fold_key: null };
+    const base = {
+      account_id: accountId,
+      credential_type: 'api_key',
+      credential_id: randomUUID(),
+      credential_name: 'key',
+      client_version: '1',
+      session_id: null,
+      method: 'tools/call',
+      tool: 'list_articles',
+      project_id: null,
+      outcome: 'ok' as const,
+      error: null,
+      duration_ms: 1,
+      count: 1,
+      fold_key: null,
+    };
     await t.app.get(ActivityWriterRepository).insert([
       { ...base, id: v7({ msecs: at.getTime() }), at, client_name: 'cursor' },
       { ...base, id: v7({ msecs: at.getTime() + 1 }), at: new Date(at.getTime() + 1), client_name: 'claude-code' },
     ]);
     const get = (query: string) => t.http.get(`/admin/v1/accounts/${accountId}/activity?${query}`).set('authorization', `Bearer ${t.adminToken}`);
     expect((await get('client_name=cursor').expect(200)).body.items.map((e: { client: { name: string } }) => e.client.name)).toEqual(['cursor']);
-    expect((await get(`from=${encodeURIComponent('2026-11-30T12:00:00.001Z')}`).expect(200)).body.items.map((e: { client: { name: string } }) => e.client.name)).toEqual(['claude-code']);
+    expect(
+      (await get(`from=${encodeURIComponent('2026-11-30T12:00:00.001Z')}`).expect(200)).body.items.map((e: { client: { name: string } }) => e.client.name),
+    ).toEqual(['claude-code']);
     expect((await get('to=2026-11-30T12:00:00.001Z').expect(200)).body.items).toHaveLength(1);
     const refused = await get('from=yesterday').expect(400);
     expect(JSON.stringify(refused.body)).toContain('validation_failed');

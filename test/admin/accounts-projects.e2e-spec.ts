@@ -18,7 +18,12 @@ describe('admin API: accounts and projects', () => {
       expect(res.status).toBe(201);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(Object.keys(res.body).sort()).toEqual(['created_at', 'id', 'name', 'owner_email']);
-      expect(res.body).toEqual({ id: expect.stringMatching(UUID), name: 'Acme Publishing', owner_email: 'owner@acme.test', created_at: expect.stringMatching(ISO) });
+      expect(res.body).toEqual({
+        id: expect.stringMatching(UUID),
+        name: 'Acme Publishing',
+        owner_email: 'owner@acme.test',
+        created_at: expect.stringMatching(ISO),
+      });
       expect(new Date(res.body.created_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(new Date(res.body.created_at).getTime()).toBeLessThanOrEqual(Date.now() + 1000);
     });
@@ -43,7 +48,11 @@ describe('admin API: accounts and projects', () => {
     });
 
     it('tells an unknown field apart in its message', async () => {
-      const error = expectError(await call(t, 'post', '/admin/v1/accounts', { name: 'Acme', owner_email: 'a@example.com', plan: 'gold' }), 400, 'validation_failed');
+      const error = expectError(
+        await call(t, 'post', '/admin/v1/accounts', { name: 'Acme', owner_email: 'a@example.com', plan: 'gold' }),
+        400,
+        'validation_failed',
+      );
       expect(error.details).toEqual(['property plan should not exist']);
     });
   });
@@ -61,9 +70,12 @@ describe('admin API: accounts and projects', () => {
       expect(error.message).toContain(MISSING_ID);
     });
 
-    it.each(['not-a-uuid', '123', '00000000-0000-4000-8000-00000000000', "1' OR '1'='1", '%00'])('answers 400 (never 500) for the malformed id %p', async (id) => {
-      expectError(await call(t, 'get', `/admin/v1/accounts/${encodeURIComponent(id)}`), 400, 'validation_failed');
-    });
+    it.each(['not-a-uuid', '123', '00000000-0000-4000-8000-00000000000', "1' OR '1'='1", '%00'])(
+      'answers 400 (never 500) for the malformed id %p',
+      async (id) => {
+        expectError(await call(t, 'get', `/admin/v1/accounts/${encodeURIComponent(id)}`), 400, 'validation_failed');
+      },
+    );
 
     it('ignores a query string on a single-account read (it takes no parameters)', async () => {
       const account = await newAccount(t);
@@ -75,7 +87,10 @@ describe('admin API: accounts and projects', () => {
   describe('POST /admin/v1/accounts/:account_id/projects', () => {
     it('creates a project: 201 with exactly id, account_id, name, disabled_tools, created_at', async () => {
       const account = await newAccount(t);
-      const res = await call(t, 'post', `/admin/v1/accounts/${account.id}/projects`, { name: 'Engineering blog', disabled_tools: ['generate_image', 'delete_article'] });
+      const res = await call(t, 'post', `/admin/v1/accounts/${account.id}/projects`, {
+        name: 'Engineering blog',
+        disabled_tools: ['generate_image', 'delete_article'],
+      });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(['account_id', 'created_at', 'disabled_tools', 'id', 'name']);
       expect(res.body).toEqual({
@@ -113,7 +128,11 @@ describe('admin API: accounts and projects', () => {
 
     it('answers 400 naming an unknown tool name in disabled_tools', async () => {
       const account = await newAccount(t);
-      const error = expectError(await call(t, 'post', `/admin/v1/accounts/${account.id}/projects`, { name: 'Blog', disabled_tools: ['generate_image', 'launch_rocket'] }), 400, 'validation_failed');
+      const error = expectError(
+        await call(t, 'post', `/admin/v1/accounts/${account.id}/projects`, { name: 'Blog', disabled_tools: ['generate_image', 'launch_rocket'] }),
+        400,
+        'validation_failed',
+      );
       expect(error.message).toContain('launch_rocket');
       expect(error.details).toEqual({ disabled_tools: ['launch_rocket'] });
       // Nothing was created.
@@ -123,7 +142,7 @@ describe('admin API: accounts and projects', () => {
   });
 
   describe('GET /admin/v1/accounts/:account_id/projects', () => {
-    it('lists the account\'s projects newest first, and only its own', async () => {
+    it("lists the account's projects newest first, and only its own", async () => {
       const account = await newAccount(t);
       const other = await newAccount(t);
       const first = await newProject(t, account.id, 'First');
@@ -182,7 +201,11 @@ describe('admin API: accounts and projects', () => {
     it('answers 400 for an unknown tool and changes nothing', async () => {
       const account = await newAccount(t);
       const project = await newProject(t, account.id, 'Blog');
-      const error = expectError(await call(t, 'patch', `/admin/v1/projects/${project.id}`, { name: 'Renamed', disabled_tools: ['nope_tool'] }), 400, 'validation_failed');
+      const error = expectError(
+        await call(t, 'patch', `/admin/v1/projects/${project.id}`, { name: 'Renamed', disabled_tools: ['nope_tool'] }),
+        400,
+        'validation_failed',
+      );
       expect(error.message).toContain('nope_tool');
       const list = await admin(t, 'get', `/admin/v1/accounts/${account.id}/projects`, undefined, 200);
       expect(list.items).toEqual([project]);

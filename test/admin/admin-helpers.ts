@@ -2,7 +2,13 @@ import type { Response } from 'supertest';
 import type { TestApp } from '../support/test-app.js';
 
 /** Sends a request with the admin token (or `token`, or none when null) and returns the raw answer. */
-export function call(t: TestApp, method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, body?: unknown, token: string | null = t.adminToken): Promise<Response> {
+export function call(
+  t: TestApp,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  body?: unknown,
+  token: string | null = t.adminToken,
+): Promise<Response> {
   let req = t.http[method](path);
   if (token !== null) req = req.set('Authorization', `Bearer ${token}`);
   return body === undefined ? req : req.send(body as object);

@@ -128,7 +128,11 @@ describe('admin API: authentication, documents and HTTP edges', () => {
     });
 
     it('answers 400 with a JSON error for malformed JSON', async () => {
-      const res = await t.http.post('/admin/v1/accounts').set('Authorization', `Bearer ${t.adminToken}`).set('Content-Type', 'application/json').send('{"name": "Acme",');
+      const res = await t.http
+        .post('/admin/v1/accounts')
+        .set('Authorization', `Bearer ${t.adminToken}`)
+        .set('Content-Type', 'application/json')
+        .send('{"name": "Acme",');
       expect(res.text).not.toMatch(/<html|<!DOCTYPE/i);
       const error = expectError(res, 400, 'invalid_json');
       expect(error.message).toMatch(/^The request body is not valid JSON/);

@@ -6,8 +6,33 @@ import { call, expectError } from './admin-helpers.js';
 
 const KEY_CREATED = ['created_at', 'created_by', 'id', 'key', 'key_prefix', 'name', 'projects', 'scopes'];
 const KEY_LISTED = ['created_at', 'created_by', 'id', 'key_prefix', 'name', 'projects', 'revoked_at', 'scopes'];
-const GRANT_CREATED = ['access_token', 'client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_reason', 'scopes', 'source', 'user_id'];
-const GRANT_LISTED = ['client_id', 'client_name', 'created_at', 'expires_at', 'id', 'projects', 'revoked_at', 'revoked_reason', 'scopes', 'source', 'token_prefix', 'user_id'];
+const GRANT_CREATED = [
+  'access_token',
+  'client_id',
+  'client_name',
+  'created_at',
+  'expires_at',
+  'id',
+  'projects',
+  'revoked_reason',
+  'scopes',
+  'source',
+  'user_id',
+];
+const GRANT_LISTED = [
+  'client_id',
+  'client_name',
+  'created_at',
+  'expires_at',
+  'id',
+  'projects',
+  'revoked_at',
+  'revoked_reason',
+  'scopes',
+  'source',
+  'token_prefix',
+  'user_id',
+];
 /** What every admin-made grant answers besides its own fields: its source, person and client (docs/admin-api.md#credentials-api-keys-and-grants). */
 const ADMIN_GRANT = { source: 'admin', user_id: null, client_id: null, revoked_reason: null };
 
@@ -31,7 +56,14 @@ describe('admin API: API keys and grants', () => {
 
   describe('API keys', () => {
     it('creates a key: 201 with exactly the documented fields, the secret once, the prefix', async () => {
-      const body = { name: 'CI publisher', scopes: ['read', 'write'], projects: [{ project_id: projectA, role: 'editor' }, { project_id: projectB, role: 'viewer' }] };
+      const body = {
+        name: 'CI publisher',
+        scopes: ['read', 'write'],
+        projects: [
+          { project_id: projectA, role: 'editor' },
+          { project_id: projectB, role: 'viewer' },
+        ],
+      };
       const res = await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, body);
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(KEY_CREATED);
@@ -41,7 +73,10 @@ describe('admin API: API keys and grants', () => {
         key: expect.stringMatching(/^rbk_[A-Za-z0-9_-]{43}$/),
         key_prefix: expect.stringMatching(/^rbk_[A-Za-z0-9_-]{8}$/),
         scopes: ['read', 'write'],
-        projects: expect.arrayContaining([{ project_id: projectA, role: 'editor' }, { project_id: projectB, role: 'viewer' }]),
+        projects: expect.arrayContaining([
+          { project_id: projectA, role: 'editor' },
+          { project_id: projectB, role: 'viewer' },
+        ]),
         created_at: expect.stringMatching(ISO),
         // Made with the admin token (console-made keys name their owner: test/console/sign-in-link-reach).
         created_by: 'operator',
@@ -51,7 +86,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('never shows the secret again: the list has the prefix only', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name: 'once', scopes: ['read'], projects: [{ project_id: projectA, role: 'viewer' }] }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/api-keys`,
+        { name: 'once', scopes: ['read'], projects: [{ project_id: projectA, role: 'viewer' }] },
+        201,
+      );
       const res = await call(t, 'get', `/admin/v1/accounts/${accountId}/api-keys?limit=200`);
       expect(res.status).toBe(200);
       expect(res.text).not.toContain(created.key);
@@ -87,7 +128,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('resolves the key to its principal until DELETE, then at once to null; it stays listed with revoked_at', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name: 'to revoke', scopes: ['read', 'generate'], projects: [{ project_id: projectB, role: 'owner' }] }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/api-keys`,
+        { name: 'to revoke', scopes: ['read', 'generate'], projects: [{ project_id: projectB, role: 'owner' }] },
+        201,
+      );
       const principal = await resolver.resolve(created.key);
       expect(principal).not.toBeNull();
       expect(principal!.accountId).toBe(accountId);
@@ -158,7 +205,14 @@ describe('admin API: API keys and grants', () => {
 
     it('answers 400 for a project listed twice', async () => {
       const error = expectError(
-        await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name: 'k', scopes: ['read'], projects: [{ project_id: projectA, role: 'owner' }, { project_id: projectA, role: 'viewer' }] }),
+        await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, {
+          name: 'k',
+          scopes: ['read'],
+          projects: [
+            { project_id: projectA, role: 'owner' },
+            { project_id: projectA, role: 'viewer' },
+          ],
+        }),
         400,
         'validation_failed',
       );
@@ -171,14 +225,29 @@ describe('admin API: API keys and grants', () => {
       const before = await admin(t, 'get', `/admin/v1/accounts/${accountId}/api-keys?limit=200`, undefined, 200);
 
       const error = expectError(
-        await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name: 'k', scopes: ['read'], projects: [{ project_id: projectA, role: 'owner' }, { project_id: foreign.id, role: 'viewer' }] }),
+        await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, {
+          name: 'k',
+          scopes: ['read'],
+          projects: [
+            { project_id: projectA, role: 'owner' },
+            { project_id: foreign.id, role: 'viewer' },
+          ],
+        }),
         422,
         'unprocessable',
       );
       expect(error.message).toContain(foreign.id);
       expect(error.details).toEqual({ project_ids: [foreign.id] });
 
-      const missing = expectError(await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name: 'k', scopes: ['read'], projects: [{ project_id: MISSING_ID, role: 'owner' }] }), 422, 'unprocessable');
+      const missing = expectError(
+        await call(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, {
+          name: 'k',
+          scopes: ['read'],
+          projects: [{ project_id: MISSING_ID, role: 'owner' }],
+        }),
+        422,
+        'unprocessable',
+      );
       expect(missing.details).toEqual({ project_ids: [MISSING_ID] });
 
       const after = await admin(t, 'get', `/admin/v1/accounts/${accountId}/api-keys?limit=200`, undefined, 200);
@@ -188,7 +257,13 @@ describe('admin API: API keys and grants', () => {
     it('lists only the keys of the account asked for, never its grants', async () => {
       const account = await newAccount(t);
       const project = await newProject(t, account.id);
-      const key = await admin(t, 'post', `/admin/v1/accounts/${account.id}/api-keys`, { name: 'mine', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] }, 201);
+      const key = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${account.id}/api-keys`,
+        { name: 'mine', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] },
+        201,
+      );
       await admin(t, 'post', `/admin/v1/accounts/${account.id}/grants`, { client_name: 'a grant', scopes: ['read'], projects: [] }, 201);
       const list = await admin(t, 'get', `/admin/v1/accounts/${account.id}/api-keys`, undefined, 200);
       expect(list.items.map((k: { id: string }) => k.id)).toEqual([key.id]);
@@ -198,7 +273,11 @@ describe('admin API: API keys and grants', () => {
 
   describe('grants', () => {
     it('creates a grant: 201 with exactly the documented fields; no expiry when expires_in is absent', async () => {
-      const res = await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'Claude', scopes: ['read', 'write', 'generate', 'delete'], projects: [{ project_id: projectA, role: 'owner' }] });
+      const res = await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, {
+        client_name: 'Claude',
+        scopes: ['read', 'write', 'generate', 'delete'],
+        projects: [{ project_id: projectA, role: 'owner' }],
+      });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(GRANT_CREATED);
       expect(res.body).toEqual({
@@ -222,7 +301,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('never shows the access token again: the list has the prefix only', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'once', scopes: ['read'], projects: [{ project_id: projectB, role: 'editor' }], expires_in: 600 }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/grants`,
+        { client_name: 'once', scopes: ['read'], projects: [{ project_id: projectB, role: 'editor' }], expires_in: 600 },
+        201,
+      );
       const res = await call(t, 'get', `/admin/v1/accounts/${accountId}/grants?limit=200`);
       expect(res.status).toBe(200);
       expect(res.text).not.toContain(created.access_token);
@@ -244,7 +329,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('resolves the grant until DELETE, then at once to null; it stays listed with revoked_at', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'to revoke', scopes: ['read'], projects: [{ project_id: projectA, role: 'viewer' }] }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/grants`,
+        { client_name: 'to revoke', scopes: ['read'], projects: [{ project_id: projectA, role: 'viewer' }] },
+        201,
+      );
       const principal = await resolver.resolve(created.access_token);
       expect(principal).not.toBeNull();
       expect(principal!.credential).toEqual({ type: 'grant', id: created.id, name: 'to revoke' });
@@ -260,7 +351,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('does not resolve an expired grant', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'short-lived', scopes: ['read'], projects: [{ project_id: projectA, role: 'viewer' }], expires_in: 60 }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/grants`,
+        { client_name: 'short-lived', scopes: ['read'], projects: [{ project_id: projectA, role: 'viewer' }], expires_in: 60 },
+        201,
+      );
       await t.app.get(DataSource).query(`UPDATE credentials SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.id]);
       // Resolved for the first time after the expiry: no cache can hide it.
       expect(await resolver.resolve(created.access_token)).toBeNull();
@@ -271,7 +368,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('accepts any whole expires_in from 1 second: such a grant resolves, then stops resolving once it expires', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'one-second', scopes: ['read'], projects: [], expires_in: 1 }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/grants`,
+        { client_name: 'one-second', scopes: ['read'], projects: [], expires_in: 1 },
+        201,
+      );
       const expiresAt = new Date(created.expires_at).getTime();
       expect(expiresAt - new Date(created.created_at).getTime()).toBe(1000);
       expect(await resolver.resolve(created.access_token)).not.toBeNull();
@@ -281,7 +384,13 @@ describe('admin API: API keys and grants', () => {
     });
 
     it('a grant that has not expired yet resolves', async () => {
-      const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'fresh', scopes: ['read'], projects: [], expires_in: 60 }, 201);
+      const created = await admin(
+        t,
+        'post',
+        `/admin/v1/accounts/${accountId}/grants`,
+        { client_name: 'fresh', scopes: ['read'], projects: [], expires_in: 60 },
+        201,
+      );
       expect(await resolver.resolve(created.access_token)).not.toBeNull();
     });
 
@@ -316,16 +425,38 @@ describe('admin API: API keys and grants', () => {
     it('answers 422 for a project of another account, and for a project that does not exist', async () => {
       const other = await newAccount(t);
       const foreign = await newProject(t, other.id, 'Theirs');
-      const error = expectError(await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'g', scopes: ['read'], projects: [{ project_id: foreign.id, role: 'owner' }] }), 422, 'unprocessable');
+      const error = expectError(
+        await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, {
+          client_name: 'g',
+          scopes: ['read'],
+          projects: [{ project_id: foreign.id, role: 'owner' }],
+        }),
+        422,
+        'unprocessable',
+      );
       expect(error.details).toEqual({ project_ids: [foreign.id] });
-      expectError(await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'g', scopes: ['read'], projects: [{ project_id: MISSING_ID, role: 'owner' }] }), 422, 'unprocessable');
+      expectError(
+        await call(t, 'post', `/admin/v1/accounts/${accountId}/grants`, {
+          client_name: 'g',
+          scopes: ['read'],
+          projects: [{ project_id: MISSING_ID, role: 'owner' }],
+        }),
+        422,
+        'unprocessable',
+      );
     });
   });
 
   it('a PATCH of a project shows at once in the principal of a key that reaches it', async () => {
     const account = await newAccount(t);
     const project = await newProject(t, account.id, 'Blog');
-    const key = await admin(t, 'post', `/admin/v1/accounts/${account.id}/api-keys`, { name: 'k', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] }, 201);
+    const key = await admin(
+      t,
+      'post',
+      `/admin/v1/accounts/${account.id}/api-keys`,
+      { name: 'k', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] },
+      201,
+    );
     expect([...(await resolver.resolve(key.key))!.projects.get(project.id)!.disabledTools]).toEqual([]);
     await admin(t, 'patch', `/admin/v1/projects/${project.id}`, { name: 'Renamed', disabled_tools: ['generate_image'] }, 200);
     const after = (await resolver.resolve(key.key))!.projects.get(project.id)!;

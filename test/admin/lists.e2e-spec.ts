@@ -19,7 +19,17 @@ describe('admin API: lists, cursors, activity and jobs', () => {
     for (let i = 0; i < 7; i++) projects.push((await newProject(t, accountId, `P${i}`)).id);
     projectId = projects[0];
     for (let i = 0; i < 7; i++) {
-      keys.push((await admin(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name: `key ${i}`, scopes: ['read'], projects: [{ project_id: projectId, role: 'viewer' }] }, 201)).id);
+      keys.push(
+        (
+          await admin(
+            t,
+            'post',
+            `/admin/v1/accounts/${accountId}/api-keys`,
+            { name: `key ${i}`, scopes: ['read'], projects: [{ project_id: projectId, role: 'viewer' }] },
+            201,
+          )
+        ).id,
+      );
       grants.push((await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: `grant ${i}`, scopes: ['read'], projects: [] }, 201)).id);
     }
   });
@@ -120,40 +130,129 @@ describe('admin API: lists, cursors, activity and jobs', () => {
     beforeAll(async () => {
       activityAccount = (await newAccount(t)).id;
       const project = await newProject(t, activityAccount);
-      keyId = (await admin(t, 'post', `/admin/v1/accounts/${activityAccount}/api-keys`, { name: 'agent key', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] }, 201)).id;
+      keyId = (
+        await admin(
+          t,
+          'post',
+          `/admin/v1/accounts/${activityAccount}/api-keys`,
+          { name: 'agent key', scopes: ['read'], projects: [{ project_id: project.id, role: 'owner' }] },
+          201,
+        )
+      ).id;
       grantId = (await admin(t, 'post', `/admin/v1/accounts/${activityAccount}/grants`, { client_name: 'Claude', scopes: ['read'], projects: [] }, 201)).id;
       const activity = t.app.get(ActivityWriterService);
       const base = { accountId: activityAccount, sessionId: null, durationMs: 3 };
       const key = { type: 'api_key', id: keyId, name: 'agent key' };
-      await activity.record({ ...base, credential: key, client: { name: 'my-agent', version: '1.0.0' }, method: 'initialize', tool: null, projectId: null, outcome: 'ok', error: null });
-      await activity.record({ ...base, credential: key, client: { name: 'my-agent', version: '1.0.0' }, method: 'tools/call', tool: 'list_articles', projectId: project.id, outcome: 'ok', error: null, sessionId: 's-1' });
-      await activity.record({ ...base, credential: key, client: null, method: 'tools/call', tool: 'generate_image', projectId: project.id, outcome: 'denied', error: { code: -32602, message: 'Missing scope generate.' } });
+      await activity.record({
+        ...base,
+        credential: key,
+        client: { name: 'my-agent', version: '1.0.0' },
+        method: 'initialize',
+        tool: null,
+        projectId: null,
+        outcome: 'ok',
+        error: null,
+      });
+      await activity.record({
+        ...base,
+        credential: key,
+        client: { name: 'my-agent', version: '1.0.0' },
+        method: 'tools/call',
+        tool: 'list_articles',
+        projectId: project.id,
+        outcome: 'ok',
+        error: null,
+        sessionId: 's-1',
+      });
+      await activity.record({
+        ...base,
+        credential: key,
+        client: null,
+        method: 'tools/call',
+        tool: 'generate_image',
+        projectId: project.id,
+        outcome: 'denied',
+        error: { code: -32602, message: 'Missing scope generate.' },
+      });
       // Four refusals in one second: folded into one entry of count 4.
       jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date());
-      const refusal = { ...base, credential: { type: 'grant', id: grantId, name: 'Claude' }, client: null, method: 'tools/list', tool: null, projectId: null, outcome: 'rate_limited', error: null } as const;
+      const refusal = {
+        ...base,
+        credential: { type: 'grant', id: grantId, name: 'Claude' },
+        client: null,
+        method: 'tools/list',
+        tool: null,
+        projectId: null,
+        outcome: 'rate_limited',
+        error: null,
+      } as const;
       try {
         for (let i = 0; i < 4; i++) await activity.record(refusal);
       } finally {
         jest.restoreAllMocks();
       }
       // Another tenant's entry must never show.
-      await activity.record({ ...base, accountId, credential: { type: 'api_key', id: keys[0], name: 'key 0' }, client: null, method: 'tools/list', tool: null, projectId: null, outcome: 'ok', error: null });
+      await activity.record({
+        ...base,
+        accountId,
+        credential: { type: 'api_key', id: keys[0], name: 'key 0' },
+        client: null,
+        method: 'tools/list',
+        tool: null,
+        projectId: null,
+        outcome: 'ok',
+        error: null,
+      });
     });
 
-    it('lists the account\'s entries newest first in the documented shape', async () => {
+    it("lists the account's entries newest first in the documented shape", async () => {
       const res = await call(t, 'get', `/admin/v1/accounts/${activityAccount}/activity`);
       expect(res.status).toBe(200);
       expect(res.body.next_cursor).toBeNull();
       expect(res.body.items.map((e: { method: string }) => e.method)).toEqual(['tools/list', 'tools/call', 'tools/call', 'initialize']);
       const [limited, denied, ok] = res.body.items;
       for (const entry of res.body.items) {
-        expect(Object.keys(entry).sort()).toEqual(['at', 'client', 'count', 'credential', 'duration_ms', 'error', 'id', 'method', 'outcome', 'project_id', 'session_id', 'tool']);
+        expect(Object.keys(entry).sort()).toEqual([
+          'at',
+          'client',
+          'count',
+          'credential',
+          'duration_ms',
+          'error',
+          'id',
+          'method',
+          'outcome',
+          'project_id',
+          'session_id',
+          'tool',
+        ]);
         expect(entry.id).toMatch(UUID);
         expect(entry.at).toMatch(ISO);
       }
-      expect(limited).toMatchObject({ credential: { type: 'grant', id: grantId, name: 'Claude' }, client: null, outcome: 'rate_limited', count: 4, error: null, tool: null, project_id: null, session_id: null });
-      expect(denied).toMatchObject({ tool: 'generate_image', outcome: 'denied', error: { code: -32602, message: 'Missing scope generate.' }, count: 1, duration_ms: 3 });
-      expect(ok).toMatchObject({ credential: { type: 'api_key', id: keyId, name: 'agent key' }, client: { name: 'my-agent', version: '1.0.0' }, tool: 'list_articles', session_id: 's-1', outcome: 'ok' });
+      expect(limited).toMatchObject({
+        credential: { type: 'grant', id: grantId, name: 'Claude' },
+        client: null,
+        outcome: 'rate_limited',
+        count: 4,
+        error: null,
+        tool: null,
+        project_id: null,
+        session_id: null,
+      });
+      expect(denied).toMatchObject({
+        tool: 'generate_image',
+        outcome: 'denied',
+        error: { code: -32602, message: 'Missing scope generate.' },
+        count: 1,
+        duration_ms: 3,
+      });
+      expect(ok).toMatchObject({
+        credential: { type: 'api_key', id: keyId, name: 'agent key' },
+        client: { name: 'my-agent', version: '1.0.0' },
+        tool: 'list_articles',
+        session_id: 's-1',
+        outcome: 'ok',
+      });
     });
 
     it('filters by outcome, credential_id, method and tool', async () => {
@@ -183,7 +282,10 @@ describe('admin API: lists, cursors, activity and jobs', () => {
       const res = await call(t, 'get', `/admin/v1/accounts/${accountId}/jobs`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ items: [], next_cursor: null });
-      expect((await call(t, 'get', `/admin/v1/accounts/${accountId}/jobs?status=queued&project_id=${projectId}&limit=10`)).body).toEqual({ items: [], next_cursor: null });
+      expect((await call(t, 'get', `/admin/v1/accounts/${accountId}/jobs?status=queued&project_id=${projectId}&limit=10`)).body).toEqual({
+        items: [],
+        next_cursor: null,
+      });
     });
 
     it('answers 400 for a bad status or project_id filter', async () => {

@@ -5,8 +5,10 @@ import { createTenant, type Tenant } from '../support/fixtures.js';
 import { connectClient, rpc, toolJson } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
-const FRENCH = 'Le jardin est une source de joie pour les enfants et les parents. Nous avons planté des tomates dans le potager, et les fleurs sont belles avec le soleil qui est là pour nous.';
-const ENGLISH = 'The garden is a source of joy for the children and the parents. We planted tomatoes in the bed, and this is what they need from you to grow with the sun.';
+const FRENCH =
+  'Le jardin est une source de joie pour les enfants et les parents. Nous avons planté des tomates dans le potager, et les fleurs sont belles avec le soleil qui est là pour nous.';
+const ENGLISH =
+  'The garden is a source of joy for the children and the parents. We planted tomatoes in the bed, and this is what they need from you to grow with the sun.';
 
 describe('the setup handshake (write_article, generate_image, configure_agent, get_agent_config)', () => {
   let t: TestApp;
@@ -46,10 +48,16 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       expect(first.structuredContent).toEqual(setup);
       expect(setup.questions.map((q: { id: string }) => q.id)).toEqual(['audience', 'tone', 'language', 'topics', 'length', 'banned_words', 'image_style']);
       for (const q of setup.questions) {
-        expect(Object.keys(q).sort()).toEqual(q.id === 'length' ? ['id', 'options', 'proposed_answer', 'question', 'type'] : ['id', 'proposed_answer', 'question', 'type']);
+        expect(Object.keys(q).sort()).toEqual(
+          q.id === 'length' ? ['id', 'options', 'proposed_answer', 'question', 'type'] : ['id', 'proposed_answer', 'question', 'type'],
+        );
         expect(typeof q.question).toBe('string');
       }
-      expect(setup.questions.find((q: { id: string }) => q.id === 'length')).toMatchObject({ type: 'choice', options: ['short', 'medium', 'long'], proposed_answer: 'medium' });
+      expect(setup.questions.find((q: { id: string }) => q.id === 'length')).toMatchObject({
+        type: 'choice',
+        options: ['short', 'medium', 'long'],
+        proposed_answer: 'medium',
+      });
       // Nothing was queued: the handshake does no work.
       const jobs = await withClient(db.url, (c) => c.query('SELECT count(*)::int AS n FROM jobs WHERE project_id = $1', [tenant.projectIds[0]]));
       expect(jobs.rows[0].n).toBe(0);
@@ -58,7 +66,9 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       const image = toolJson(await call(client, 'generate_image', { prompt: 'tomatoes' }));
       expect(image.status).toBe('setup_required');
       // The activity log records both as the handshake, not as work done.
-      const logged = await withClient(db.url, (c) => c.query(`SELECT tool, outcome FROM activity_log WHERE account_id = $1 AND method = 'tools/call' ORDER BY tool`, [tenant.accountId]));
+      const logged = await withClient(db.url, (c) =>
+        c.query(`SELECT tool, outcome FROM activity_log WHERE account_id = $1 AND method = 'tools/call' ORDER BY tool`, [tenant.accountId]),
+      );
       expect(logged.rows).toEqual([
         { tool: 'generate_image', outcome: 'setup_required' },
         { tool: 'write_article', outcome: 'setup_required' },
@@ -67,7 +77,15 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       const none = await call(client, 'get_agent_config', {});
       expect(toolJson(none)).toEqual({ agent: 'writer', config: null });
 
-      const answers = { audience: 'Home gardeners', tone: 'Warm', language: 'en', topics: 'vegetables, soil', length: 'short', banned_words: 'synergy', image_style: 'watercolour' };
+      const answers = {
+        audience: 'Home gardeners',
+        tone: 'Warm',
+        language: 'en',
+        topics: 'vegetables, soil',
+        length: 'short',
+        banned_words: 'synergy',
+        image_style: 'watercolour',
+      };
       const configured = await call(client, 'configure_agent', { agent: 'writer', answers });
       expect(configured.isError).toBeFalsy();
       const saved = toolJson(configured);
@@ -77,7 +95,11 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       const again = await call(client, 'write_article', { brief: 'How to start a vegetable garden' });
       expect(again.isError).toBeFalsy();
       const done = toolJson(again);
-      expect(done).toEqual({ status: 'succeeded', job_id: expect.any(String), article: expect.objectContaining({ status: 'draft', source: 'ai', project_id: tenant.projectIds[0] }) });
+      expect(done).toEqual({
+        status: 'succeeded',
+        job_id: expect.any(String),
+        article: expect.objectContaining({ status: 'draft', source: 'ai', project_id: tenant.projectIds[0] }),
+      });
       expect(done.article.job_id).toBe(done.job_id);
       expect(done.article.body.length).toBeGreaterThan(100);
       expect(done.article.body.toLowerCase()).not.toContain('synergy');
@@ -111,7 +133,12 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       median_word_count: words(`${FRENCH} ${FRENCH}`),
     });
     const proposed = Object.fromEntries(setup.questions.map((q: { id: string; proposed_answer: string | null }) => [q.id, q.proposed_answer]));
-    expect(proposed).toMatchObject({ language: 'fr', topics: 'jardin, potager, fleurs', length: 'short', audience: 'Readers interested in jardin, potager and fleurs' });
+    expect(proposed).toMatchObject({
+      language: 'fr',
+      topics: 'jardin, potager, fleurs',
+      length: 'short',
+      audience: 'Readers interested in jardin, potager and fleurs',
+    });
   });
 
   it('project_context reads each article’s stored word count: a 1 MiB body of one-letter words answers, counted right', async () => {
@@ -122,7 +149,9 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
     const { id } = await articles.create(scope, { title: 'Huge', body: 'a '.repeat(512 * 1024) });
     const stored = await withClient(db.url, (c) => c.query('SELECT word_count FROM articles WHERE id = $1', [id]));
     expect(stored.rows[0].word_count).toBe(524_288);
-    const setup = toolJson((await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'x' } } })).body.result);
+    const setup = toolJson(
+      (await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'x' } } })).body.result,
+    );
     expect(setup.project_context).toMatchObject({ article_count: 1, recent_titles: ['Huge'], median_word_count: 524_288 });
     expect(setup.questions.find((q: { id: string }) => q.id === 'length').proposed_answer).toBe('long');
   });
@@ -134,7 +163,9 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
     const first = await articles.create(scope, { title: 'One', body: FRENCH, tags: ['jardin'] });
     await articles.create(scope, { title: 'Two', body: FRENCH, tags: ['jardin'] });
     const context = async () =>
-      toolJson((await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'x' } } })).body.result).project_context;
+      toolJson(
+        (await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'x' } } })).body.result,
+      ).project_context;
     const words = (await context()).median_word_count;
 
     // A stored count changed behind the triggers' back (no generation bump): the cached context still answers.
@@ -163,7 +194,10 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
   it('configure_agent refuses unknown question ids, wrong length values and non-strings, as tool errors, storing nothing', async () => {
     const tenant = await createTenant(t);
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ agent: 'writer', answers: { audience: 'x', mood: 'happy' } }, /Unknown key "mood" in "answers": allowed keys are audience, tone, language, topics, length, banned_words, image_style\./],
+      [
+        { agent: 'writer', answers: { audience: 'x', mood: 'happy' } },
+        /Unknown key "mood" in "answers": allowed keys are audience, tone, language, topics, length, banned_words, image_style\./,
+      ],
       [{ agent: 'writer', answers: { length: 'huge' } }, /Invalid value for "answers\.length": must be one of short, medium, long\./],
       [{ agent: 'writer', answers: { tone: 5 } }, /Invalid value for "answers\.tone": expected a string\./],
       [{ agent: 'writer', answers: { tone: ['a'] } }, /Invalid value for "answers\.tone": expected a string\./],
@@ -180,7 +214,12 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       expect(toolJson(res.body.result).error).toEqual({ code: 'invalid_arguments', message: expect.stringMatching(message) });
     }
     // answers given as a string is the argument guard's business only when declared scalar; here it is a schema error.
-    const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'configure_agent', arguments: { agent: 'writer', answers: 'tone=warm' } } });
+    const res = await rpc(t, tenant.key, {
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'configure_agent', arguments: { agent: 'writer', answers: 'tone=warm' } },
+    });
     expect(toolJson(res.body.result).error.message).toBe('Invalid value for "answers": expected a object.');
     const rows = await withClient(db.url, (c) => c.query('SELECT count(*)::int AS n FROM agent_configs WHERE project_id = $1', [tenant.projectIds[0]]));
     expect(rows.rows[0].n).toBe(0);
@@ -193,7 +232,9 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
       await call(client, 'configure_agent', { agent: 'writer', answers: { tone: 'Warm', audience: 'Cooks' } });
       const second = toolJson(await call(client, 'configure_agent', { agent: 'writer', answers: { tone: '  Formal  ' } }));
       expect(second.config).toMatchObject({ version: 2, answers: { audience: 'Cooks', tone: 'Formal' } });
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call(client, 'configure_agent', { agent: 'writer', answers: { topics: `topic ${i}` } })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => call(client, 'configure_agent', { agent: 'writer', answers: { topics: `topic ${i}` } })),
+      );
       const versions = results.map((r) => toolJson(r).config.version).sort((a: number, b: number) => a - b);
       expect(versions).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
       const latest = toolJson(await call(client, 'get_agent_config', {}));
@@ -206,7 +247,12 @@ describe('the setup handshake (write_article, generate_image, configure_agent, g
 
   it('roles and scopes: a viewer reads the config but cannot configure or generate; another tenant never sees it', async () => {
     const owner = await createTenant(t);
-    await rpc(t, owner.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'configure_agent', arguments: { agent: 'writer', answers: { tone: 'Warm' } } } });
+    await rpc(t, owner.key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'configure_agent', arguments: { agent: 'writer', answers: { tone: 'Warm' } } },
+    });
     const viewerKey = await t.http
       .post(`/admin/v1/accounts/${owner.accountId}/api-keys`)
       .set('Authorization', `Bearer ${t.adminToken}`)

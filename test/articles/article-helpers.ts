@@ -9,7 +9,9 @@ export function sql(t: TestApp): DataSource {
 
 /** The live count of a project's articles, by status, counted the slow way. */
 export async function countedByStatus(t: TestApp, projectId: string): Promise<Record<string, number>> {
-  const rows = (await sql(t).query(`SELECT status, count(*)::int AS n FROM articles WHERE project_id = $1 AND deleted_at IS NULL GROUP BY status`, [projectId])) as {
+  const rows = (await sql(t).query(`SELECT status, count(*)::int AS n FROM articles WHERE project_id = $1 AND deleted_at IS NULL GROUP BY status`, [
+    projectId,
+  ])) as {
     status: string;
     n: number;
   }[];

@@ -40,7 +40,10 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
     const listed = await callOk(t, key, 'list_articles', { page_size: 3 });
     expect(listed.pagination).toEqual({ total: 9, page: 1, page_size: 3, pages: 3 });
     expect((await callOk(t, key, 'list_projects', {})).items).toEqual([expect.objectContaining({ id: project, article_count: 9 })]);
-    expect(await callOk(t, key, 'list_articles', { page: 50, page_size: 3 })).toEqual({ items: [], pagination: { total: 9, page: 50, page_size: 3, pages: 3 } });
+    expect(await callOk(t, key, 'list_articles', { page: 50, page_size: 3 })).toEqual({
+      items: [],
+      pagination: { total: 9, page: 50, page_size: 3, pages: 3 },
+    });
   });
 
   describe('deep pages', () => {
@@ -65,7 +68,8 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
     const anchorSets = () => (t.app.get(ArticleListingService) as unknown as { anchorSets: Map<string, { generation: string }> }).anchorSets;
 
     async function expectPagesMatch(pages: number[], pageSize: number, status?: string): Promise<void> {
-      for (const page of pages) expect(await listed(page, pageSize, status)).toEqual({ ids: await expected(page, pageSize, status), total: expect.any(Number) });
+      for (const page of pages)
+        expect(await listed(page, pageSize, status)).toEqual({ ids: await expected(page, pageSize, status), total: expect.any(Number) });
     }
 
     beforeAll(async () => {
@@ -130,7 +134,8 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
     beforeAll(async () => {
       tenant = await createTenant(t);
       const titles = ['PostgreSQL tips', 'Why postgres?', 'Node streams', '100% coverage', 'snake_case names', 'Über cafés'];
-      for (const [i, title] of titles.entries()) await callOk(t, tenant.key, 'create_article', { title, tags: i % 2 ? ['odd'] : ['even'], handle: i === 2 ? 'pg-and-node' : undefined });
+      for (const [i, title] of titles.entries())
+        await callOk(t, tenant.key, 'create_article', { title, tags: i % 2 ? ['odd'] : ['even'], handle: i === 2 ? 'pg-and-node' : undefined });
     });
     const search = async (args: Record<string, unknown>) => {
       const out = await callOk(t, tenant.key, 'list_articles', args);

@@ -29,7 +29,9 @@ describe('article writes under concurrency', () => {
     for (let round = 0; round < 8; round++) {
       const a = await callOk(t, key, 'create_article', { title: `Contended ${round}` });
       const writers = round % 2 ? 2 : 6;
-      const outcomes = await Promise.all(Array.from({ length: writers }, (_, i) => callTool(t, key, 'update_article', { id: a.id, version: 1, body: `writer ${i}` })));
+      const outcomes = await Promise.all(
+        Array.from({ length: writers }, (_, i) => callTool(t, key, 'update_article', { id: a.id, version: 1, body: `writer ${i}` })),
+      );
       expectNoCrash(outcomes);
       const winners = outcomes.filter((o) => !o.isError);
       const losers = outcomes.filter((o) => o.isError);
@@ -79,7 +81,9 @@ describe('article writes under concurrency', () => {
       expect(del.json).toEqual({ deleted: true, id: a.id });
       if (publish.isError) expect(publish.json.error.code).toBe('not_found');
       const [row] = await sql(t).query(`SELECT status, version, deleted_at FROM articles WHERE id = $1`, [a.id]);
-      const revisions = await sql(t).query(`SELECT version, snapshot->>'status' AS status FROM article_revisions WHERE article_id = $1 ORDER BY version`, [a.id]);
+      const revisions = await sql(t).query(`SELECT version, snapshot->>'status' AS status FROM article_revisions WHERE article_id = $1 ORDER BY version`, [
+        a.id,
+      ]);
       expect(row.deleted_at).not.toBeNull();
       if (publish.isError) {
         expect(row).toEqual(expect.objectContaining({ status: 'draft', version: 2 }));
@@ -101,7 +105,9 @@ describe('article writes under concurrency', () => {
     await Promise.all(
       ids.flatMap((id, i) => [
         callTool(t, key, 'update_article', { id, version: 1, tags: ['churn'] }),
-        i % 2 ? callTool(t, key, 'delete_article', { id }) : callTool(t, key, 'publish_article', { id, published_at: i % 4 ? '2097-01-01T00:00:00Z' : undefined }),
+        i % 2
+          ? callTool(t, key, 'delete_article', { id })
+          : callTool(t, key, 'publish_article', { id, published_at: i % 4 ? '2097-01-01T00:00:00Z' : undefined }),
         callTool(t, key, 'create_article', { title: `Churn extra ${i}` }),
       ]),
     );

@@ -43,7 +43,9 @@ describe('article revisions: at most ARTICLE_REVISIONS_KEPT per article, the new
     expect(version).toBe(7);
     // The states before the last three updates (versions 4, 5 and 6); the current one is the article itself.
     expect(await revisions(t, a.id)).toEqual([4, 5, 6]);
-    const snapshot = (await sql(t).query(`SELECT snapshot->>'body' AS body FROM article_revisions WHERE article_id = $1 AND version = 6`, [a.id])) as { body: string }[];
+    const snapshot = (await sql(t).query(`SELECT snapshot->>'body' AS body FROM article_revisions WHERE article_id = $1 AND version = 6`, [a.id])) as {
+      body: string;
+    }[];
     expect(snapshot).toEqual([{ body: 'edit 5' }]);
 
     const got = await callOk(t, tenant.key, 'get_article', { id: a.id });

@@ -29,7 +29,10 @@ describe('scheduled articles are published at their time, exactly once, by any o
     await eventually(async () => (await callOk(two, key, 'get_article', { id: a.id })).status === 'published', Boolean, 20_000, 200);
     const after = await callOk(two, key, 'get_article', { id: a.id });
     expect(after).toEqual(expect.objectContaining({ status: 'published', version: 3, published_at: at }));
-    const revisions = await sql(one).query(`SELECT version, credential_id, snapshot->>'status' AS status FROM article_revisions WHERE article_id = $1 ORDER BY version`, [a.id]);
+    const revisions = await sql(one).query(
+      `SELECT version, credential_id, snapshot->>'status' AS status FROM article_revisions WHERE article_id = $1 ORDER BY version`,
+      [a.id],
+    );
     expect(revisions).toEqual([
       { version: 1, credential_id: tenant.keyId, status: 'draft' },
       { version: 2, credential_id: null, status: 'scheduled' },
@@ -52,10 +55,15 @@ describe('scheduled articles are published at their time, exactly once, by any o
     await sql(one).query(`UPDATE articles SET published_at = now() - interval '1 second' WHERE id = ANY($1)`, [ids]);
     const schedulers = [one, two].map((t) => t.app.get(ArticleSchedulerService));
     await Promise.all(Array.from({ length: 6 }, (_, i) => schedulers[i % 2].publishDue()));
-    await eventually(async () => {
-      const [{ n }] = await sql(one).query(`SELECT count(*)::int AS n FROM articles WHERE id = ANY($1) AND status = 'published'`, [ids]);
-      return n === 60;
-    }, Boolean, 20_000, 200);
+    await eventually(
+      async () => {
+        const [{ n }] = await sql(one).query(`SELECT count(*)::int AS n FROM articles WHERE id = ANY($1) AND status = 'published'`, [ids]);
+        return n === 60;
+      },
+      Boolean,
+      20_000,
+      200,
+    );
     const rows = await sql(one).query(
       `SELECT a.id, a.version, count(r.*) FILTER (WHERE r.credential_id IS NULL)::int AS system_revisions, count(r.*)::int AS revisions
          FROM articles a LEFT JOIN article_revisions r ON r.article_id = a.id WHERE a.id = ANY($1) GROUP BY a.id, a.version`,
@@ -78,6 +86,8 @@ describe('scheduled articles are published at their time, exactly once, by any o
     await eventually(async () => (await callOk(one, key, 'get_article', { id: edited.id })).status === 'published', Boolean, 20_000, 200);
     const [trashed] = await sql(one).query(`SELECT status, deleted_at FROM articles WHERE id = $1`, [gone.id]);
     expect(trashed).toEqual({ status: 'scheduled', deleted_at: expect.any(Date) });
-    expect(await callOk(one, key, 'get_article', { id: edited.id })).toEqual(expect.objectContaining({ title: 'Edited launch (v2)', status: 'published', version: 4 }));
+    expect(await callOk(one, key, 'get_article', { id: edited.id })).toEqual(
+      expect.objectContaining({ title: 'Edited launch (v2)', status: 'published', version: 4 }),
+    );
   });
 });

@@ -63,11 +63,15 @@ describe('article ids outside the caller’s reach behave exactly like ids that 
 
   it('a handle is unique per project, not across accounts or projects', async () => {
     expect((await callOk(t, stranger.key, 'create_article', { title: 'Mine', handle: foreign.handle })).handle).toBe(foreign.handle);
-    expect((await callOk(t, owner.key, 'create_article', { project_id: owner.projectIds[1], title: 'Also mine', handle: foreign.handle })).handle).toBe(foreign.handle);
+    expect((await callOk(t, owner.key, 'create_article', { project_id: owner.projectIds[1], title: 'Also mine', handle: foreign.handle })).handle).toBe(
+      foreign.handle,
+    );
   });
 
   it('nothing of the owner’s articles changed, and no revision was written', async () => {
-    const rows = await sql(t).query(`SELECT id, version, status, title, deleted_at FROM articles WHERE id = ANY($1) ORDER BY title`, [[foreign.id, unreachable.id]]);
+    const rows = await sql(t).query(`SELECT id, version, status, title, deleted_at FROM articles WHERE id = ANY($1) ORDER BY title`, [
+      [foreign.id, unreachable.id],
+    ]);
     expect(rows).toEqual([
       { id: unreachable.id, version: 1, status: 'draft', title: 'Not here', deleted_at: null },
       { id: foreign.id, version: 1, status: 'draft', title: 'Not yours', deleted_at: null },

@@ -48,7 +48,10 @@ describe('article write tools', () => {
     });
 
     it('creates, updates, publishes and deletes an article; the SDK validates every result against its outputSchema', async () => {
-      const created = await client.callTool({ name: 'create_article', arguments: { title: 'Crème brûlée: a story', body: '# Hi', tags: ['food', 'food', ' dessert '] } });
+      const created = await client.callTool({
+        name: 'create_article',
+        arguments: { title: 'Crème brûlée: a story', body: '# Hi', tags: ['food', 'food', ' dessert '] },
+      });
       expect(created.isError).toBeFalsy();
       const article = toolJson(created);
       expect(created.structuredContent).toEqual(article);
@@ -70,7 +73,9 @@ describe('article write tools', () => {
         job_id: null,
       });
 
-      const updated = toolJson(await client.callTool({ name: 'update_article', arguments: { id: article.id, version: 1, title: 'Crème brûlée, again', excerpt: 'Sweet.' } }));
+      const updated = toolJson(
+        await client.callTool({ name: 'update_article', arguments: { id: article.id, version: 1, title: 'Crème brûlée, again', excerpt: 'Sweet.' } }),
+      );
       expect(updated).toEqual({ ...article, title: 'Crème brûlée, again', excerpt: 'Sweet.', version: 2, updated_at: expect.stringMatching(ISO) });
 
       const published = toolJson(await client.callTool({ name: 'publish_article', arguments: { id: article.id } }));
@@ -136,8 +141,18 @@ describe('article write tools', () => {
       ['an empty title', 'create_article', { title: '' }, 'Invalid value for "title": must not be empty.'],
       ['a blank title', 'create_article', { title: '   ' }, 'Invalid value for "title": must be a non-empty string.'],
       ['no title', 'create_article', { body: 'text' }, 'Missing required argument "title".'],
-      ['more than 20 tags', 'create_article', { title: 'T', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 items.'],
-      ['a tag over 50 characters', 'create_article', { title: 'T', tags: ['ok', 'x'.repeat(51)] }, 'Invalid value for "tags.1": must be at most 50 characters long.'],
+      [
+        'more than 20 tags',
+        'create_article',
+        { title: 'T', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+        'Invalid value for "tags": at most 20 items.',
+      ],
+      [
+        'a tag over 50 characters',
+        'create_article',
+        { title: 'T', tags: ['ok', 'x'.repeat(51)] },
+        'Invalid value for "tags.1": must be at most 50 characters long.',
+      ],
       ['an empty tag', 'create_article', { title: 'T', tags: [''] }, 'Invalid value for "tags.0": must not be empty.'],
       ['a tag that is not a string', 'create_article', { title: 'T', tags: [5] }, 'Invalid value for "tags.0": expected a string.'],
       ['tags as a string', 'create_article', { title: 'T', tags: 'a,b' }, 'Invalid value for "tags": expected a array.'],
@@ -150,16 +165,41 @@ describe('article write tools', () => {
       ['a handle with a double hyphen', 'create_article', { title: 'T', handle: 'a--b' }, HANDLE_RULE],
       ['a handle with a leading hyphen', 'create_article', { title: 'T', handle: '-ab' }, HANDLE_RULE],
       ['a handle with non-ASCII letters', 'create_article', { title: 'T', handle: 'über' }, HANDLE_RULE],
-      ['a handle over 120 characters', 'create_article', { title: 'T', handle: 'a'.repeat(121) }, 'Invalid value for "handle": must be at most 120 characters long.'],
+      [
+        'a handle over 120 characters',
+        'create_article',
+        { title: 'T', handle: 'a'.repeat(121) },
+        'Invalid value for "handle": must be at most 120 characters long.',
+      ],
       ['an undeclared argument', 'create_article', { title: 'T', author: 'me' }, 'Unexpected argument "author": this tool does not take it.'],
-      ['an excerpt over 2000 characters', 'create_article', { title: 'T', excerpt: 'e'.repeat(2001) }, 'Invalid value for "excerpt": must be at most 2000 characters long.'],
+      [
+        'an excerpt over 2000 characters',
+        'create_article',
+        { title: 'T', excerpt: 'e'.repeat(2001) },
+        'Invalid value for "excerpt": must be at most 2000 characters long.',
+      ],
       ['update without a version', 'update_article', { id: MISSING_ID, title: 'T' }, 'Missing required argument "version".'],
       ['update with version 0', 'update_article', { id: MISSING_ID, version: 0, title: 'T' }, 'Invalid value for "version": must be >= 1.'],
       ['update with a fractional version', 'update_article', { id: MISSING_ID, version: 1.5, title: 'T' }, 'Invalid value for "version": expected an integer.'],
-      ['update with a title over 300', 'update_article', { id: MISSING_ID, version: 1, title: 'x'.repeat(301) }, 'Invalid value for "title": must be at most 300 characters long.'],
+      [
+        'update with a title over 300',
+        'update_article',
+        { id: MISSING_ID, version: 1, title: 'x'.repeat(301) },
+        'Invalid value for "title": must be at most 300 characters long.',
+      ],
       ['update with a bad handle', 'update_article', { id: MISSING_ID, version: 1, handle: 'No Way' }, HANDLE_RULE],
-      ['update with 21 tags', 'update_article', { id: MISSING_ID, version: 1, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'Invalid value for "tags": at most 20 items.'],
-      ['update with nothing to change', 'update_article', { id: MISSING_ID, version: 1 }, 'Nothing to update: give at least one of title, body, handle, excerpt or tags.'],
+      [
+        'update with 21 tags',
+        'update_article',
+        { id: MISSING_ID, version: 1, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+        'Invalid value for "tags": at most 20 items.',
+      ],
+      [
+        'update with nothing to change',
+        'update_article',
+        { id: MISSING_ID, version: 1 },
+        'Nothing to update: give at least one of title, body, handle, excerpt or tags.',
+      ],
       ['publish with an invalid date', 'publish_article', { id: MISSING_ID, published_at: '31/01/2026' }, DATE_RULE('published_at')],
       ['publish without an id', 'publish_article', {}, 'Missing required argument "id".'],
       ['delete without an id', 'delete_article', {}, 'Missing required argument "id".'],
@@ -183,7 +223,12 @@ describe('article write tools', () => {
   describe('the 1 MiB body limit', () => {
     it('a body argument over 1 MiB cannot reach the tool: the transport answers 413 and nothing is written', async () => {
       const before = await articleRows(t, tenant.projectIds[0]);
-      const res = await rpc(t, key, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_article', arguments: { title: 'Huge', body: 'x'.repeat(1024 * 1024 + 1) } } });
+      const res = await rpc(t, key, {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'create_article', arguments: { title: 'Huge', body: 'x'.repeat(1024 * 1024 + 1) } },
+      });
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request body is larger than 1 MiB.' } });
       expect(await articleRows(t, tenant.projectIds[0])).toBe(before);
@@ -202,7 +247,9 @@ describe('article write tools', () => {
       const scope = { accountId: tenant.accountId, projectId: tenant.projectIds[0] };
       const err = await service.create(scope, { title: 'Too big', body: 'é'.repeat(512 * 1024 + 1) }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DomainError);
-      expect(err).toEqual(expect.objectContaining({ code: 'invalid_arguments', message: 'Invalid value for "body": must be at most 1 MiB (1,048,576 bytes of UTF-8).' }));
+      expect(err).toEqual(
+        expect.objectContaining({ code: 'invalid_arguments', message: 'Invalid value for "body": must be at most 1 MiB (1,048,576 bytes of UTF-8).' }),
+      );
     });
   });
 
@@ -274,7 +321,10 @@ describe('article write tools', () => {
       await callOk(t, key, 'delete_article', { id: a.id });
       const [row] = await sql(t).query(`SELECT deleted_at, deleted_by, version FROM articles WHERE id = $1`, [a.id]);
       expect(row).toEqual({ deleted_at: expect.any(Date), deleted_by: tenant.keyId, version: 2 });
-      const revisions = await sql(t).query(`SELECT version, credential_id, snapshot->>'deleted_at' AS deleted_at FROM article_revisions WHERE article_id = $1`, [a.id]);
+      const revisions = await sql(t).query(
+        `SELECT version, credential_id, snapshot->>'deleted_at' AS deleted_at FROM article_revisions WHERE article_id = $1`,
+        [a.id],
+      );
       expect(revisions).toEqual([{ version: 1, credential_id: tenant.keyId, deleted_at: null }]);
       // Deleting it again, updating or publishing it: it no longer exists for the tools.
       for (const [tool, args] of [
@@ -306,7 +356,10 @@ describe('article write tools', () => {
       const noDelete = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'owner'), ['read', 'write']);
       expect((await callTool(t, noDelete.key, 'delete_article', { id: a.id })).rpcError).toEqual({ code: -32602, message: 'Unknown tool: delete_article' });
       const readOnly = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'owner'), ['read']);
-      expect((await callTool(t, readOnly.key, 'update_article', { id: a.id, version: 2, title: 'x' })).rpcError).toEqual({ code: -32602, message: 'Unknown tool: update_article' });
+      expect((await callTool(t, readOnly.key, 'update_article', { id: a.id, version: 2, title: 'x' })).rpcError).toEqual({
+        code: -32602,
+        message: 'Unknown tool: update_article',
+      });
       expect((await callOk(t, key, 'get_article', { id: a.id })).version).toBe(2);
     });
   });

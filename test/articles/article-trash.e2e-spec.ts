@@ -78,7 +78,10 @@ describe('the trash (admin API)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual(expect.objectContaining({ id: a.id, handle: 'come-back', status: 'published', version: 3 }));
     expect(await callOk(t, key, 'get_article', { id: a.id })).toEqual(expect.objectContaining({ version: 3, handle: 'come-back' }));
-    const revisions = await sql(t).query(`SELECT version, credential_id, snapshot->>'deleted_at' IS NOT NULL AS trashed FROM article_revisions WHERE article_id = $1 ORDER BY version`, [a.id]);
+    const revisions = await sql(t).query(
+      `SELECT version, credential_id, snapshot->>'deleted_at' IS NOT NULL AS trashed FROM article_revisions WHERE article_id = $1 ORDER BY version`,
+      [a.id],
+    );
     expect(revisions).toEqual([
       { version: 1, credential_id: tenant.keyId, trashed: false },
       { version: 2, credential_id: null, trashed: true },
@@ -159,7 +162,11 @@ describe('the trash (admin API)', () => {
   it('is in the OpenAPI document', async () => {
     const doc = (await t.http.get('/admin/v1/openapi.json')).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/admin/v1/projects/{project_id}/trash', '/admin/v1/articles/{article_id}/restore']));
-    expect(doc.paths['/admin/v1/projects/{project_id}/trash'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['project_id', 'limit', 'cursor']));
-    expect(doc.paths['/admin/v1/articles/{article_id}/restore'].post.responses).toEqual(expect.objectContaining({ 200: expect.anything(), 404: expect.anything(), 409: expect.anything() }));
+    expect(doc.paths['/admin/v1/projects/{project_id}/trash'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['project_id', 'limit', 'cursor']),
+    );
+    expect(doc.paths['/admin/v1/articles/{article_id}/restore'].post.responses).toEqual(
+      expect.objectContaining({ 200: expect.anything(), 404: expect.anything(), 409: expect.anything() }),
+    );
   });
 });

@@ -39,7 +39,10 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
 
   it('the migration counts the words of the articles already there, trashed ones too; reverting and running it again changes nothing', async () => {
     // The schema as it was before the migration, with articles in it.
-    const before = new DataSource({ ...dataSourceOptions(url, { poolSize: 1 }), migrations: MIGRATIONS.filter((m) => m.name !== 'ArticleWordCount1764650000000') });
+    const before = new DataSource({
+      ...dataSourceOptions(url, { poolSize: 1 }),
+      migrations: MIGRATIONS.filter((m) => m.name !== 'ArticleWordCount1764650000000'),
+    });
     await before.initialize();
     try {
       await before.runMigrations({ transaction: 'each' });
@@ -55,11 +58,10 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
            FROM generate_series(1, 2500) i`,
         [accountId, projectId, BODIES],
       );
-      await before.query(`INSERT INTO articles (id, account_id, project_id, handle, title, body, status) VALUES (gen_random_uuid(), $1, $2, 'huge', 'Huge', $3, 'draft')`, [
-        accountId,
-        projectId,
-        HUGE,
-      ]);
+      await before.query(
+        `INSERT INTO articles (id, account_id, project_id, handle, title, body, status) VALUES (gen_random_uuid(), $1, $2, 'huge', 'Huge', $3, 'draft')`,
+        [accountId, projectId, HUGE],
+      );
     } finally {
       await before.destroy();
     }
@@ -74,7 +76,9 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
     expect(await check()).toEqual({ n: 2501, wrong: 0, nullable: 'NO' });
 
     await migrate(url, 'revert');
-    const gone = await withClient(url, (c) => c.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'articles' AND column_name = 'word_count'`));
+    const gone = await withClient(url, (c) =>
+      c.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'articles' AND column_name = 'word_count'`),
+    );
     expect(gone.rows[0].n).toBe(0);
     expect(await migrate(url)).toEqual(['ArticleWordCount1764650000000']);
     expect(await check()).toEqual({ n: 2501, wrong: 0, nullable: 'NO' });
@@ -86,7 +90,11 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
     const scope = { accountId: tenant.accountId, projectId: tenant.projectIds[0] };
     const articles = t.app.get(ArticlesService);
     const stored = (id: string) =>
-      withClient(url, async (c) => (await c.query(`SELECT word_count, ${RECOUNT} AS recount FROM articles WHERE id = $1`, [id])).rows[0] as { word_count: number; recount: number });
+      withClient(
+        url,
+        async (c) =>
+          (await c.query(`SELECT word_count, ${RECOUNT} AS recount FROM articles WHERE id = $1`, [id])).rows[0] as { word_count: number; recount: number },
+      );
 
     for (const body of [...BODIES, HUGE]) {
       const { id } = await articles.create(scope, { title: 'Words', body });
@@ -116,11 +124,10 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
     // Plain SQL (seeds, other tools) gets it too.
     const raw = randomUUID();
     await withClient(url, (c) =>
-      c.query(`INSERT INTO articles (id, account_id, project_id, handle, title, body, status) VALUES ($1, $2, $3, 'raw', 'Raw', 'eins zwei drei vier', 'draft')`, [
-        raw,
-        scope.accountId,
-        scope.projectId,
-      ]),
+      c.query(
+        `INSERT INTO articles (id, account_id, project_id, handle, title, body, status) VALUES ($1, $2, $3, 'raw', 'Raw', 'eins zwei drei vier', 'draft')`,
+        [raw, scope.accountId, scope.projectId],
+      ),
     );
     expect((await stored(raw)).word_count).toBe(4);
 
@@ -136,7 +143,10 @@ describe('articles.word_count (kept by a trigger, backfilled by its migration)',
   it('the count PostgreSQL 14 gets (no regexp_count) is the same count', async () => {
     const texts = [...BODIES, ' leading and trailing ', '...', 'x', 'mixed.up,words;and:more', 'tab\tnew\nline\r\nend', 'a'.repeat(10_000)];
     const { rows } = await withClient(url, (c) =>
-      c.query(`SELECT ${wordCountSql('t', 150000)} AS current, ${wordCountSql('t', 140000)} AS pg14, ${RECOUNT.replace('body', 't')} AS recount FROM unnest($1::text[]) t`, [texts]),
+      c.query(
+        `SELECT ${wordCountSql('t', 150000)} AS current, ${wordCountSql('t', 140000)} AS pg14, ${RECOUNT.replace('body', 't')} AS recount FROM unnest($1::text[]) t`,
+        [texts],
+      ),
     );
     for (const row of rows) expect([row.current, row.pg14]).toEqual([row.recount, row.recount]);
   });

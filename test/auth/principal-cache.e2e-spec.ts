@@ -60,7 +60,10 @@ describe('principal cache', () => {
   let b: TestApp;
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 
@@ -112,7 +115,21 @@ describe('principal cache', () => {
     const resolver = a.app.get(PrincipalResolver);
     const watch = watchReads(a);
     // Only Date is frozen (the cache's clock), so no entry expires however long the flood takes.
-    jest.useFakeTimers({ now: Date.now(), doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    jest.useFakeTimers({
+      now: Date.now(),
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
     try {
       expect(await resolver.resolve(tenant.key)).toMatchObject({ accountId: tenant.accountId });
       expect(watch.reads()).toBe(1);

@@ -24,7 +24,10 @@ describe('a change to what a credential may do reaches every instance, whoever m
   let b: TestApp;
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 
@@ -47,7 +50,15 @@ describe('a change to what a credential may do reaches every instance, whoever m
     await addProjectMember(a, accountId, p1, user.id, 'editor');
     await addProjectMember(a, accountId, p2, user.id, 'viewer');
     const client = await newClient(a);
-    const grant = await oauthGrant(a, { accountId, userId: user.id, clientId: client.client_id, projects: [{ project_id: p1, role: 'editor' }, { project_id: p2, role: 'viewer' }] });
+    const grant = await oauthGrant(a, {
+      accountId,
+      userId: user.id,
+      clientId: client.client_id,
+      projects: [
+        { project_id: p1, role: 'editor' },
+        { project_id: p2, role: 'viewer' },
+      ],
+    });
     return { accountId, p1, p2, userId: user.id, clientId: client.client_id, ...grant };
   }
 
@@ -56,25 +67,41 @@ describe('a change to what a credential may do reaches every instance, whoever m
     const tenant = await createTenant(a);
     await cachedOnBoth(tenant.key);
     await sql(`UPDATE credentials SET revoked_at = now(), revoked_reason = 'admin' WHERE id = $1`, [tenant.keyId]);
-    for (const t of [a, b]) await soon(() => list(t, tenant.key), (res) => res.status === 401);
+    for (const t of [a, b])
+      await soon(
+        () => list(t, tenant.key),
+        (res) => res.status === 401,
+      );
   });
 
   it('an OAuth grant revoked, narrowed, unlinked or its access token deleted with SQL changes on both instances at once', async () => {
     const revoked = await personWithGrant();
     await cachedOnBoth(revoked.token);
     await sql(`UPDATE credentials SET revoked_at = now(), revoked_reason = 'user' WHERE id = $1`, [revoked.id]);
-    for (const t of [a, b]) await soon(() => list(t, revoked.token), (res) => res.status === 401);
+    for (const t of [a, b])
+      await soon(
+        () => list(t, revoked.token),
+        (res) => res.status === 401,
+      );
 
     const narrowed = await personWithGrant();
     await cachedOnBoth(narrowed.token);
     expect(toolNames(await list(b, narrowed.token))).toContain('create_article');
     await sql(`UPDATE credentials SET scopes = '{read}' WHERE id = $1`, [narrowed.id]);
-    for (const t of [a, b]) await soon(() => list(t, narrowed.token), (res) => res.status === 200 && !toolNames(res).includes('create_article'));
+    for (const t of [a, b])
+      await soon(
+        () => list(t, narrowed.token),
+        (res) => res.status === 200 && !toolNames(res).includes('create_article'),
+      );
 
     const tokenDeleted = await personWithGrant();
     await cachedOnBoth(tokenDeleted.token);
     await sql(`DELETE FROM oauth_tokens WHERE credential_id = $1 AND kind = 'access'`, [tokenDeleted.id]);
-    for (const t of [a, b]) await soon(() => list(t, tokenDeleted.token), (res) => res.status === 401);
+    for (const t of [a, b])
+      await soon(
+        () => list(t, tokenDeleted.token),
+        (res) => res.status === 401,
+      );
 
     const unlinked = await personWithGrant();
     await cachedOnBoth(unlinked.token);
@@ -92,36 +119,61 @@ describe('a change to what a credential may do reaches every instance, whoever m
     await cachedOnBoth(lowered.token);
     expect(toolNames(await list(b, lowered.token))).toContain('create_article');
     await sql(`UPDATE project_members SET role = 'viewer' WHERE project_id = $1 AND user_id = $2`, [lowered.p1, lowered.userId]);
-    for (const t of [a, b]) await soon(() => list(t, lowered.token), (res) => res.status === 200 && !toolNames(res).includes('create_article'));
+    for (const t of [a, b])
+      await soon(
+        () => list(t, lowered.token),
+        (res) => res.status === 200 && !toolNames(res).includes('create_article'),
+      );
 
     const removed = await personWithGrant();
     await cachedOnBoth(removed.token);
     expect(toolNames(await list(b, removed.token))).toContain('list_articles');
     await sql(`DELETE FROM account_members WHERE account_id = $1 AND user_id = $2`, [removed.accountId, removed.userId]);
-    for (const t of [a, b]) await soon(() => list(t, removed.token), (res) => res.status !== 200 || !toolNames(res).includes('list_articles'));
+    for (const t of [a, b])
+      await soon(
+        () => list(t, removed.token),
+        (res) => res.status !== 200 || !toolNames(res).includes('list_articles'),
+      );
 
     const disabled = await personWithGrant();
     await cachedOnBoth(disabled.token);
     expect(toolNames(await list(b, disabled.token))).toContain('list_articles');
     await sql(`UPDATE users SET disabled_at = now() WHERE id = $1`, [disabled.userId]);
-    for (const t of [a, b]) await soon(() => list(t, disabled.token), (res) => res.status !== 200 || !toolNames(res).includes('list_articles'));
+    for (const t of [a, b])
+      await soon(
+        () => list(t, disabled.token),
+        (res) => res.status !== 200 || !toolNames(res).includes('list_articles'),
+      );
 
     const tenant = await createTenant(a);
     await cachedOnBoth(tenant.key);
     await sql(`UPDATE projects SET disabled_tools = '{delete_article}' WHERE id = $1`, [tenant.projectIds[0]]);
-    for (const t of [a, b]) await soon(() => list(t, tenant.key), (res) => res.status === 200 && !toolNames(res).includes('delete_article'));
+    for (const t of [a, b])
+      await soon(
+        () => list(t, tenant.key),
+        (res) => res.status === 200 && !toolNames(res).includes('delete_article'),
+      );
 
     const accountDeleted = await createTenant(a);
     await cachedOnBoth(accountDeleted.key);
     await sql(`DELETE FROM accounts WHERE id = $1`, [accountDeleted.accountId]);
-    for (const t of [a, b]) await soon(() => list(t, accountDeleted.key), (res) => res.status === 401);
+    for (const t of [a, b])
+      await soon(
+        () => list(t, accountDeleted.key),
+        (res) => res.status === 401,
+      );
 
     const deleted = await createTenant(a, { projects: 2 });
     await cachedOnBoth(deleted.key);
     expect((await callTool(b, deleted.key, 'list_projects')).json.items).toHaveLength(2);
     await sql(`DELETE FROM projects WHERE id = $1`, [deleted.projectIds[0]]);
-    const reached = async (t: TestApp) => ((await callTool(t, deleted.key, 'list_projects')).json?.items as { id: string }[] | undefined)?.map((p) => p.id) ?? [];
-    for (const t of [a, b]) await soon(() => reached(t), (ids) => ids.length === 1 && ids[0] === deleted.projectIds[1]);
+    const reached = async (t: TestApp) =>
+      ((await callTool(t, deleted.key, 'list_projects')).json?.items as { id: string }[] | undefined)?.map((p) => p.id) ?? [];
+    for (const t of [a, b])
+      await soon(
+        () => reached(t),
+        (ids) => ids.length === 1 && ids[0] === deleted.projectIds[1],
+      );
   });
 
   it('writes that change no principal, and principal lookups, send nothing on the cache channel', async () => {
@@ -154,7 +206,12 @@ describe('a change to what a credential may do reaches every instance, whoever m
       await newKey(a, tenant.accountId, withRole(tenant.projectIds, 'viewer'));
       // A marker sent last arrives after anything the statements above sent (commit order).
       await sql(`SELECT pg_notify($1, 'marker')`, [CACHE_CHANNEL]);
-      await eventually(async () => heard.includes('marker'), (done) => done, 5_000, 10);
+      await eventually(
+        async () => heard.includes('marker'),
+        (done) => done,
+        5_000,
+        10,
+      );
       expect(heard.filter((p) => p.startsWith('credential'))).toEqual([]);
 
       // The same listener does hear a real change, once per transaction however many rows it touches.
@@ -163,7 +220,12 @@ describe('a change to what a credential may do reaches every instance, whoever m
       await sql(`UPDATE credentials SET revoked_at = now(), revoked_reason = 'admin' WHERE id = ANY($1::uuid[])`, [[tenant.keyId, second.id]]);
       await sql(`UPDATE project_members SET role = role WHERE user_id = $1`, [grant.userId]);
       await sql(`SELECT pg_notify($1, 'marker')`, [CACHE_CHANNEL]);
-      await eventually(async () => heard.includes('marker'), (done) => done, 5_000, 10);
+      await eventually(
+        async () => heard.includes('marker'),
+        (done) => done,
+        5_000,
+        10,
+      );
       expect(heard.filter((p) => p.startsWith('credential:'))).toHaveLength(2);
       expect(heard.filter((p) => p === 'credentials')).toHaveLength(1);
     } finally {
@@ -176,7 +238,12 @@ describe('a change to what a credential may do reaches every instance, whoever m
     const client = await newClient(a);
     const createGrant = jest.spyOn(a.app.get(CredentialsService), 'createGrant');
     try {
-      const tokens = await connectByOAuth(a, { client, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes: ['read', 'write'] });
+      const tokens = await connectByOAuth(a, {
+        client,
+        session: person.session,
+        projects: [{ project_id: person.projectIds[0], role: 'editor' }],
+        scopes: ['read', 'write'],
+      });
       expect(createGrant).toHaveBeenCalledTimes(1);
       const made = await createGrant.mock.results[0].value;
       const grants = await admin(a, 'get', `/admin/v1/accounts/${person.accountId}/grants`, undefined, 200);

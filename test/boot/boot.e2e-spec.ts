@@ -304,19 +304,23 @@ describe('boot: the built server as a process', () => {
       [{ ROLE: 'boss' }, /ROLE must be one of api, worker, all; got "boss"/],
       [{ DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL must be a postgres: or postgresql: URL/],
       [{ SEED_DEMO: 'maybe' }, /SEED_DEMO must be true or false/],
-    ])('%p', async (env, message) => {
-      const dataDir = tempDataDir();
-      dataDirs.push(dataDir);
-      const server = start({ DATA_DIR: dataDir, ...env });
-      // The configuration is checked before the app is even loaded.
-      expect(await expectExitWithin(server, 5_000)).toBe(1);
-      const output = server.output();
-      expect(output).toMatch(/^Configuration error: /m);
-      expect(output).toMatch(message);
-      expect(output).not.toMatch(STACK_LINE);
-      // It stopped before touching anything.
-      expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
-    }, 30_000);
+    ])(
+      '%p',
+      async (env, message) => {
+        const dataDir = tempDataDir();
+        dataDirs.push(dataDir);
+        const server = start({ DATA_DIR: dataDir, ...env });
+        // The configuration is checked before the app is even loaded.
+        expect(await expectExitWithin(server, 5_000)).toBe(1);
+        const output = server.output();
+        expect(output).toMatch(/^Configuration error: /m);
+        expect(output).toMatch(message);
+        expect(output).not.toMatch(STACK_LINE);
+        // It stopped before touching anything.
+        expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+      },
+      30_000,
+    );
 
     it('DATABASE_URL on a closed port: "Cannot reach the database", exit 1, within a few seconds', async () => {
       const port = await freePort();
@@ -340,7 +344,12 @@ describe('boot: the built server as a process', () => {
 
 describe('createApp on a database that does not answer', () => {
   it('rejects with the reason, for its caller to report, instead of ending the process', async () => {
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `postgres://reblog:x@127.0.0.1:${await freePort()}/reblog`, ADMIN_TOKEN: 'a-test-admin-token-123', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: `postgres://reblog:x@127.0.0.1:${await freePort()}/reblog`,
+      ADMIN_TOKEN: 'a-test-admin-token-123',
+      LOG_LEVEL: 'silent',
+    });
     await expect(createApp({ config, databaseUrl: config.databaseUrl!, adminToken: 'a-test-admin-token-123' })).rejects.toThrow(/ECONNREFUSED/);
   });
 });

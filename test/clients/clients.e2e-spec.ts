@@ -61,7 +61,9 @@ function runFlowProcess(name: string, url: string, token: string, projectId: str
  * one with `initialize`; a client that made its calls without any spoke 2026-07-28, which has none.
  */
 async function revisionsSpoken(db: TestDatabase, tenant: Tenant): Promise<string[]> {
-  const rows = await withClient(db.url, (c) => c.query<{ v: string }>('SELECT DISTINCT protocol_version AS v FROM mcp_sessions WHERE credential_id = $1 ORDER BY v', [tenant.keyId]));
+  const rows = await withClient(db.url, (c) =>
+    c.query<{ v: string }>('SELECT DISTINCT protocol_version AS v FROM mcp_sessions WHERE credential_id = $1 ORDER BY v', [tenant.keyId]),
+  );
   return rows.rows.length ? rows.rows.map((r) => r.v) : ['2026-07-28'];
 }
 
@@ -86,11 +88,31 @@ async function inProcess(connect: () => Promise<SeedClient & { close(): Promise<
 
 const CASES: Case[] = [
   { name: '@modelcontextprotocol/sdk (v1)', run: (url, t) => inProcess(() => connectSdkV1(url, t.key), t), revision: '2025-11-25', skipped: [] },
-  { name: '@modelcontextprotocol/client (v2)', run: (url, t) => inProcess(() => connectClientV2(url, t.key, 'default'), t), revision: '2025-11-25', skipped: [] },
-  { name: '@modelcontextprotocol/client (v2), versionNegotiation: auto', run: (url, t) => inProcess(() => connectClientV2(url, t.key, 'auto'), t), revision: '2026-07-28', skipped: [] },
-  { name: '@openai/agents (MCPServerStreamableHttp)', run: (url, t) => runFlowProcess('openai-agents', url, t.key, t.projectIds[0]), revision: '2026-07-28', skipped: ['a prompt'] },
+  {
+    name: '@modelcontextprotocol/client (v2)',
+    run: (url, t) => inProcess(() => connectClientV2(url, t.key, 'default'), t),
+    revision: '2025-11-25',
+    skipped: [],
+  },
+  {
+    name: '@modelcontextprotocol/client (v2), versionNegotiation: auto',
+    run: (url, t) => inProcess(() => connectClientV2(url, t.key, 'auto'), t),
+    revision: '2026-07-28',
+    skipped: [],
+  },
+  {
+    name: '@openai/agents (MCPServerStreamableHttp)',
+    run: (url, t) => runFlowProcess('openai-agents', url, t.key, t.projectIds[0]),
+    revision: '2026-07-28',
+    skipped: ['a prompt'],
+  },
   { name: '@ai-sdk/mcp (createMCPClient)', run: (url, t) => runFlowProcess('ai-sdk', url, t.key, t.projectIds[0]), revision: '2026-07-28', skipped: [] },
-  { name: '@langchain/mcp-adapters (MultiServerMCPClient)', run: (url, t) => inProcess(() => connectLangchain(url, t.key), t), revision: '2025-11-25', skipped: ['a prompt'] },
+  {
+    name: '@langchain/mcp-adapters (MultiServerMCPClient)',
+    run: (url, t) => inProcess(() => connectLangchain(url, t.key), t),
+    revision: '2025-11-25',
+    skipped: ['a prompt'],
+  },
 ];
 
 describe('MCP client libraries walk the seed flow, unpaced, against the server as it starts', () => {
@@ -108,12 +130,16 @@ describe('MCP client libraries walk the seed flow, unpaced, against the server a
     expect([t.config.rateLimitPerSecond, t.config.rateLimitMaxWaitMs]).toEqual([defaults.rateLimitPerSecond, defaults.rateLimitMaxWaitMs]);
   });
 
-  it.each(CASES)('$name', async ({ run, revision, skipped }) => {
-    const tenant = await createTenant(t);
-    const { steps, revision: reported } = await run(`${t.baseUrl}/mcp`, tenant);
-    expect(steps).toEqual(SEED_STEPS.map((step) => ({ step, outcome: skipped.includes(step) ? 'skipped' : 'ok' })));
-    expect(await revisionsSpoken(db, tenant)).toEqual([revision]);
-    // Where the library tells which revision it negotiated, it agrees.
-    if (reported !== undefined) expect(reported).toBe(revision);
-  }, 60_000);
+  it.each(CASES)(
+    '$name',
+    async ({ run, revision, skipped }) => {
+      const tenant = await createTenant(t);
+      const { steps, revision: reported } = await run(`${t.baseUrl}/mcp`, tenant);
+      expect(steps).toEqual(SEED_STEPS.map((step) => ({ step, outcome: skipped.includes(step) ? 'skipped' : 'ok' })));
+      expect(await revisionsSpoken(db, tenant)).toEqual([revision]);
+      // Where the library tells which revision it negotiated, it agrees.
+      if (reported !== undefined) expect(reported).toBe(revision);
+    },
+    60_000,
+  );
 });

@@ -117,9 +117,21 @@ describeWithChromium('mcp-remote by URL, with OAuth in Chromium', () => {
 
     // A grant of the person, by dynamic registration; and the revision it spoke, as the server recorded it.
     const grants = await admin(t, 'get', `/admin/v1/accounts/${accountId}/grants?limit=200`, undefined, 200);
-    expect(grants.items).toEqual([expect.objectContaining({ source: 'oauth', user_id: person.id, scopes: ['read', 'write', 'generate'], projects: [{ project_id: projectIds[0], role: 'owner' }] })]);
+    expect(grants.items).toEqual([
+      expect.objectContaining({
+        source: 'oauth',
+        user_id: person.id,
+        scopes: ['read', 'write', 'generate'],
+        projects: [{ project_id: projectIds[0], role: 'owner' }],
+      }),
+    ]);
     // (mcp-remote first opens a session of its own, "mcp-remote-fallback-test", to choose its transport.)
-    const sessions = await withClient(t.config.databaseUrl!, (c) => c.query('SELECT protocol_version, client_name FROM mcp_sessions WHERE credential_id = $1 AND client_name LIKE $2', [grants.items[0].id, 'mcp-remote-host%']));
+    const sessions = await withClient(t.config.databaseUrl!, (c) =>
+      c.query('SELECT protocol_version, client_name FROM mcp_sessions WHERE credential_id = $1 AND client_name LIKE $2', [
+        grants.items[0].id,
+        'mcp-remote-host%',
+      ]),
+    );
     expect(sessions.rows).toEqual([{ protocol_version: '2025-11-25', client_name: 'mcp-remote-host (via mcp-remote 0.15.1)' }]);
   }, 120_000);
 

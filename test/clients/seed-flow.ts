@@ -64,7 +64,15 @@ export const SEED_STEPS = [
   'a prompt',
 ] as const;
 
-const WRITER_ANSWERS = { audience: 'Home cooks', tone: 'Warm', language: 'en', topics: 'bread, baking', length: 'short', banned_words: '', image_style: 'watercolour' };
+const WRITER_ANSWERS = {
+  audience: 'Home cooks',
+  tone: 'Warm',
+  language: 'en',
+  topics: 'bread, baking',
+  length: 'short',
+  banned_words: '',
+  image_style: 'watercolour',
+};
 const TITLE = 'Sourdough at home';
 const BODY = 'A starter, flour, water and salt: everything a loaf needs, and a week of patience.';
 
@@ -90,7 +98,10 @@ export async function runSeedFlow(client: SeedClient, ctx: SeedContext): Promise
   });
   await step('list_projects', async () => {
     const projects = await client.callTool('list_projects', {});
-    assert.deepEqual(projects.items.map((p: { id: string }) => p.id), [ctx.projectId]);
+    assert.deepEqual(
+      projects.items.map((p: { id: string }) => p.id),
+      [ctx.projectId],
+    );
   });
   await step('list_articles', async () => {
     const page = await client.callTool('list_articles', { page_size: 5 });
@@ -111,7 +122,10 @@ export async function runSeedFlow(client: SeedClient, ctx: SeedContext): Promise
     const setup = await client.callTool('write_article', { brief: 'Why a sourdough starter needs feeding' });
     assert.equal(setup.status, 'setup_required', `expected setup_required, got ${JSON.stringify(setup).slice(0, 200)}`);
     assert.equal(setup.agent, 'writer');
-    assert.deepEqual(setup.questions.map((q: { id: string }) => q.id), Object.keys(WRITER_ANSWERS));
+    assert.deepEqual(
+      setup.questions.map((q: { id: string }) => q.id),
+      Object.keys(WRITER_ANSWERS),
+    );
   });
   await step('configure_agent', async () => {
     const saved = await client.callTool('configure_agent', { agent: 'writer', answers: WRITER_ANSWERS });

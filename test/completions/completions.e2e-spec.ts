@@ -55,11 +55,17 @@ describe('completion/complete', () => {
    * reach, one where get_article is disabled; another account; articles with the same prefixes everywhere.
    */
   async function world() {
-    const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Bakery' }, { name: 'Travel' }, { name: 'Hidden' }, { name: 'Sealed', disabled_tools: ['get_article'] }]);
+    const { accountId, projectIds } = await newAccountWithProjects(t, [
+      { name: 'Bakery' },
+      { name: 'Travel' },
+      { name: 'Hidden' },
+      { name: 'Sealed', disabled_tools: ['get_article'] },
+    ]);
     const [bakery, travel, hidden, sealed] = projectIds;
     const { key } = await newKey(t, accountId, withRole([bakery, travel, sealed], 'owner'));
     const foreign = await createTenant(t);
-    const seed = (projectId: string, handle: string, tags: string[] = [], account = accountId) => seedArticle(t, account, projectId, { title: handle, handle, tags });
+    const seed = (projectId: string, handle: string, tags: string[] = [], account = accountId) =>
+      seedArticle(t, account, projectId, { title: handle, handle, tags });
     const a = {
       breadBasics: await seed(bakery, 'bread-basics', ['Baking', 'bread']),
       breadAdvanced: await seed(bakery, 'bread-advanced', ['baking-tips']),
@@ -85,7 +91,11 @@ describe('completion/complete', () => {
       expect(await complete(w.key, prompt('publish_checklist', 'article_id', 'BRE'))).toEqual(expected);
       expect(await complete(w.key, template(ARTICLE_BY_ID_TEMPLATE, 'article_id', 'bre'))).toEqual(expected);
       // Not one of: unreachable, get_article disabled, another account's, trashed.
-      expect(await complete(w.key, prompt('edit_for_tone', 'article_id', 'bread-'))).toEqual({ values: [w.a.breadAdvanced.id, w.a.breadBasics.id], total: 2, hasMore: false });
+      expect(await complete(w.key, prompt('edit_for_tone', 'article_id', 'bread-'))).toEqual({
+        values: [w.a.breadAdvanced.id, w.a.breadBasics.id],
+        total: 2,
+        hasMore: false,
+      });
     });
 
     it('or whose id starts with the value', async () => {
@@ -102,11 +112,15 @@ describe('completion/complete', () => {
     it('narrowed by context.arguments.project_id; a project the caller cannot read narrows to nothing', async () => {
       expect((await complete(w.key, template(ARTICLE_BY_ID_TEMPLATE, 'article_id', 'b', { project_id: w.travel }))).values).toEqual([w.a.bretagne.id]);
       for (const other of [w.hidden, w.sealed, w.foreign.projectIds[0], MISSING_ID, 'nope']) {
-        expect(await complete(w.key, template(ARTICLE_BY_ID_TEMPLATE, 'article_id', 'b', { project_id: other }))).toEqual({ values: [], total: 0, hasMore: false });
+        expect(await complete(w.key, template(ARTICLE_BY_ID_TEMPLATE, 'article_id', 'b', { project_id: other }))).toEqual({
+          values: [],
+          total: 0,
+          hasMore: false,
+        });
       }
     });
 
-    it('LIKE\'s own characters are taken literally; a NUL matches nothing (and is no internal error)', async () => {
+    it("LIKE's own characters are taken literally; a NUL matches nothing (and is no internal error)", async () => {
       for (const value of ['%', '_', 'b%', 'br_ad', '\\', '\u0000', 'br\u0000']) {
         expect((await complete(w.key, prompt('edit_for_tone', 'article_id', value))).values).toEqual([]);
         expect((await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', value))).values).toEqual([]);
@@ -117,12 +131,20 @@ describe('completion/complete', () => {
 
   describe('handles, tags, projects, tones, media', () => {
     it('handles (the by-handle template) by prefix, readable live articles only, narrowed by project', async () => {
-      expect(await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', 'br'))).toEqual({ values: ['bread-advanced', 'bread-basics', 'bretagne'], total: 3, hasMore: false });
-      expect((await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', '', { project_id: w.bakery }))).values).toEqual(['bread-advanced', 'bread-basics', 'cake']);
+      expect(await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', 'br'))).toEqual({
+        values: ['bread-advanced', 'bread-basics', 'bretagne'],
+        total: 3,
+        hasMore: false,
+      });
+      expect((await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', '', { project_id: w.bakery }))).values).toEqual([
+        'bread-advanced',
+        'bread-basics',
+        'cake',
+      ]);
       expect((await complete(w.key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', '', { project_id: w.hidden }))).values).toEqual([]);
     });
 
-    it('tags (draft_article\'s topic) by prefix, case-insensitive, of readable live articles, as they are spelt', async () => {
+    it("tags (draft_article's topic) by prefix, case-insensitive, of readable live articles, as they are spelt", async () => {
       expect(await complete(w.key, prompt('draft_article', 'topic', 'ba'))).toEqual({ values: ['Baking', 'baking-tips'], total: 2, hasMore: false });
       expect((await complete(w.key, prompt('draft_article', 'topic', 'B'))).values).toEqual(['Baking', 'baking-tips', 'bread', 'brittany']);
       // A tag no live article carries any more is not proposed.
@@ -138,7 +160,9 @@ describe('completion/complete', () => {
         ['xylo', 'zeta', 'Yak'],
         ['Yak', 'xylo', 'zeta'],
       ];
-      const created = await Promise.all(Array.from({ length: 12 }, (_, i) => callOk(t, key, 'create_article', { title: `Concurrent ${i}`, tags: orders[i % 3] })));
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => callOk(t, key, 'create_article', { title: `Concurrent ${i}`, tags: orders[i % 3] })),
+      );
       expect(created).toHaveLength(12);
       expect(await complete(key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', 'concurrent-', { project_id: projectIds[0] }))).toMatchObject({ total: 12 });
       expect((await complete(key, prompt('draft_article', 'topic', ''))).values.sort()).toEqual(['Yak', 'xylo', 'zeta'].sort());
@@ -151,7 +175,10 @@ describe('completion/complete', () => {
       expect((await complete(w.key, template(MEDIA_TEMPLATE, 'project_id', 'h'))).values).toEqual([]);
       expect((await complete(w.key, template(MEDIA_TEMPLATE, 'project_id', 's'))).values).toEqual([]);
       // A project where drafting is disabled is not proposed for draft_article.
-      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Alpha' }, { name: 'Also', disabled_tools: ['write_article', 'create_article'] }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [
+        { name: 'Alpha' },
+        { name: 'Also', disabled_tools: ['write_article', 'create_article'] },
+      ]);
       const { key } = await newKey(t, accountId, withRole(projectIds, 'owner'));
       expect((await complete(key, prompt('draft_article', 'project_id', 'al'))).values).toEqual([projectIds[0]]);
       expect((await complete(key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'project_id', 'AL'))).values).toEqual(projectIds);
@@ -159,13 +186,10 @@ describe('completion/complete', () => {
 
     it('tones from a fixed list; media ids by prefix among readable projects', async () => {
       expect(await complete(w.key, prompt('edit_for_tone', 'tone', 'f'))).toEqual({ values: ['formal', 'friendly'], total: 2, hasMore: false });
-      const media = await db.query(`INSERT INTO media (id, account_id, project_id, mime_type, width, height, size, data) VALUES ($1, $2, $3, 'image/png', 1, 1, 1, '\\x00'), ($4, $2, $5, 'image/png', 1, 1, 1, '\\x00') RETURNING id`, [
-        '0badcafe-0000-4000-8000-000000000001',
-        w.accountId,
-        w.bakery,
-        '0badcafe-0000-4000-8000-000000000002',
-        w.hidden,
-      ]);
+      const media = await db.query(
+        `INSERT INTO media (id, account_id, project_id, mime_type, width, height, size, data) VALUES ($1, $2, $3, 'image/png', 1, 1, 1, '\\x00'), ($4, $2, $5, 'image/png', 1, 1, 1, '\\x00') RETURNING id`,
+        ['0badcafe-0000-4000-8000-000000000001', w.accountId, w.bakery, '0badcafe-0000-4000-8000-000000000002', w.hidden],
+      );
       expect(media).toHaveLength(2);
       expect((await complete(w.key, template(MEDIA_TEMPLATE, 'media_id', '0BADCAFE'))).values).toEqual(['0badcafe-0000-4000-8000-000000000001']);
       expect((await complete(w.key, template(MEDIA_TEMPLATE, 'media_id', '0badcafe-0000-4000-8000-000000000002'))).values).toEqual([]);
@@ -191,11 +215,19 @@ describe('completion/complete', () => {
       const ids = await complete(key, prompt('edit_for_tone', 'article_id', 'POST-'));
       expect(ids.values).toHaveLength(100);
       expect(ids).toMatchObject({ total: 150, hasMore: true });
-      expect(await complete(key, prompt('draft_article', 'topic', 'tag-post-'))).toEqual({ values: handles.slice(0, 100).map((h) => `tag-${h}`), total: 150, hasMore: true });
+      expect(await complete(key, prompt('draft_article', 'topic', 'tag-post-'))).toEqual({
+        values: handles.slice(0, 100).map((h) => `tag-${h}`),
+        total: 150,
+        hasMore: true,
+      });
       expect(await complete(key, template(ARTICLE_BY_HANDLE_TEMPLATE, 'handle', 'post-1'))).toEqual({ values: handles.slice(100), total: 50, hasMore: false });
       // The SDK client reads the same answer.
       const client = await connectClient(t, key);
-      const sdk = await client.complete({ ref: { type: 'ref/resource', uri: ARTICLE_BY_HANDLE_TEMPLATE }, argument: { name: 'handle', value: 'post-14' }, context: { arguments: { project_id: projectIds[0] } } });
+      const sdk = await client.complete({
+        ref: { type: 'ref/resource', uri: ARTICLE_BY_HANDLE_TEMPLATE },
+        argument: { name: 'handle', value: 'post-14' },
+        context: { arguments: { project_id: projectIds[0] } },
+      });
       expect(sdk.completion).toEqual({ values: handles.slice(140), total: 10, hasMore: false });
       await client.close();
     });
@@ -215,12 +247,17 @@ describe('completion/complete', () => {
     });
 
     it.each([
-      ['completions.article_ids', /(?:Index Scan using|Bitmap Index Scan on) articles_handle_prefix_idx[^\n]*\n\s*Index Cond: [^\n]*handle ~>=~[\s\S]*(?:Index Scan using|Bitmap Index Scan on) articles_id_prefix_idx[^\n]*\n\s*Index Cond: [^\n]*\(id\)::text ~>=~/],
+      [
+        'completions.article_ids',
+        /(?:Index Scan using|Bitmap Index Scan on) articles_handle_prefix_idx[^\n]*\n\s*Index Cond: [^\n]*handle ~>=~[\s\S]*(?:Index Scan using|Bitmap Index Scan on) articles_id_prefix_idx[^\n]*\n\s*Index Cond: [^\n]*\(id\)::text ~>=~/,
+      ],
       ['completions.handles', /(?:Index (?:Only )?Scan using|Bitmap Index Scan on) articles_handle_prefix_idx[^\n]*\n\s*Index Cond: [^\n]*handle ~>=~/],
       ['completions.tags', /(?:Index Scan using|Bitmap Index Scan on) project_tags_prefix_idx[^\n]*\n\s*Index Cond: [^\n]*lower\(tag\) ~>=~/],
     ])('%s is an index range scan on the prefix (EXPLAIN of 3,000 articles)', async (name, pattern) => {
       const text = declaredHotStatements().get(name)!;
-      const plan = ((await db.query(`EXPLAIN ${text}`, [big.accountId, big.projectIds, 'a-1%', 101])) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+      const plan = ((await db.query(`EXPLAIN ${text}`, [big.accountId, big.projectIds, 'a-1%', 101])) as { 'QUERY PLAN': string }[])
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
       expect(plan).toMatch(pattern);
       expect(plan).not.toMatch(/Seq Scan/);
     });
@@ -230,20 +267,52 @@ describe('completion/complete', () => {
     it.each([
       ['params not an object', 'x', 'Invalid params: expected an object with "ref" and "argument".'],
       ['no ref', { argument: { name: 'tone', value: '' } }, 'Invalid params: "ref" must be an object.'],
-      ['a ref of another type', { ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'tone', value: '' } }, 'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource".'],
-      ['a prompt ref without a name', { ref: { type: 'ref/prompt' }, argument: { name: 'tone', value: '' } }, 'Invalid params: "ref.name" must be the name of a prompt (a string).'],
-      ['a resource ref without a uri', { ref: { type: 'ref/resource', uri: 5 }, argument: { name: 'handle', value: '' } }, 'Invalid params: "ref.uri" must be a resource template URI (a string).'],
-      ['no argument', { ref: { type: 'ref/prompt', name: 'edit_for_tone' } }, 'Invalid params: "argument" must be an object with a string "name" and a string "value".'],
-      ['a value not a string', prompt('edit_for_tone', 'tone', 5 as never), 'Invalid params: "argument" must be an object with a string "name" and a string "value".'],
+      [
+        'a ref of another type',
+        { ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'tone', value: '' } },
+        'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource".',
+      ],
+      [
+        'a prompt ref without a name',
+        { ref: { type: 'ref/prompt' }, argument: { name: 'tone', value: '' } },
+        'Invalid params: "ref.name" must be the name of a prompt (a string).',
+      ],
+      [
+        'a resource ref without a uri',
+        { ref: { type: 'ref/resource', uri: 5 }, argument: { name: 'handle', value: '' } },
+        'Invalid params: "ref.uri" must be a resource template URI (a string).',
+      ],
+      [
+        'no argument',
+        { ref: { type: 'ref/prompt', name: 'edit_for_tone' } },
+        'Invalid params: "argument" must be an object with a string "name" and a string "value".',
+      ],
+      [
+        'a value not a string',
+        prompt('edit_for_tone', 'tone', 5 as never),
+        'Invalid params: "argument" must be an object with a string "name" and a string "value".',
+      ],
       ['a value too long', prompt('edit_for_tone', 'tone', 'x'.repeat(501)), 'Invalid params: "argument.value" must be at most 500 characters.'],
       ['an unknown prompt', prompt('no_such_prompt', 'x', ''), 'Unknown prompt: no_such_prompt'],
       ['a conformance fixture in the product', prompt('test_prompt_with_arguments', 'arg1', ''), 'Unknown prompt: test_prompt_with_arguments'],
       ['an argument the prompt does not have', prompt('edit_for_tone', 'handle', ''), 'Prompt edit_for_tone has no argument "handle".'],
-      ['an unknown template', template('reblog://projects/{project_id}/drafts/{x}', 'x', ''), 'Unknown resource template: reblog://projects/{project_id}/drafts/{x}'],
+      [
+        'an unknown template',
+        template('reblog://projects/{project_id}/drafts/{x}', 'x', ''),
+        'Unknown resource template: reblog://projects/{project_id}/drafts/{x}',
+      ],
       ['a variable the template does not have', template(MEDIA_TEMPLATE, 'handle', ''), `Resource template ${MEDIA_TEMPLATE} has no variable "handle".`],
       ['context not an object', { ...prompt('edit_for_tone', 'tone', ''), context: [] }, 'Invalid params: "context" must be an object.'],
-      ['context.arguments not an object', { ...prompt('edit_for_tone', 'tone', ''), context: { arguments: 'x' } }, 'Invalid params: "context.arguments" must be an object.'],
-      ['a context argument not a string', { ...prompt('edit_for_tone', 'tone', ''), context: { arguments: { project_id: 1 } } }, 'Invalid params: "context.arguments.project_id" must be a string.'],
+      [
+        'context.arguments not an object',
+        { ...prompt('edit_for_tone', 'tone', ''), context: { arguments: 'x' } },
+        'Invalid params: "context.arguments" must be an object.',
+      ],
+      [
+        'a context argument not a string',
+        { ...prompt('edit_for_tone', 'tone', ''), context: { arguments: { project_id: 1 } } },
+        'Invalid params: "context.arguments.project_id" must be a string.',
+      ],
     ])('%s → -32602 with a sentence', async (_case, params, message) => {
       expect(await invalid(w.key, params)).toBe(message);
     });

@@ -20,7 +20,11 @@ function fixture<const Input extends ToolDefinition['input']>(name: string, titl
 /** Elicitation a client cannot take (no capability, no session, no event stream) is a tool error, as the scenarios ask. */
 async function elicitOrFail(ctx: ToolContext, params: ElicitParams): Promise<ElicitResult> {
   const { elicitation: result } = await ctx.ask({ elicitation: { method: 'elicitation/create', params } });
-  if (!result) throw new DomainError('unavailable', 'This client cannot be asked: it declared no elicitation capability, has no session, or does not accept an event stream.');
+  if (!result)
+    throw new DomainError(
+      'unavailable',
+      'This client cannot be asked: it declared no elicitation capability, has no session, or does not accept an event stream.',
+    );
   return result;
 }
 
@@ -37,20 +41,34 @@ export class LoggingFixture {
   };
 }
 
-const SAMPLING_INPUT = { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] } as const;
+const SAMPLING_INPUT = {
+  type: 'object',
+  properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } },
+  required: ['prompt'],
+} as const;
 
 @McpTool(fixture('test_sampling', 'Sampling', 'Conformance fixture: asks the client to sample an LLM with the prompt.', SAMPLING_INPUT))
 @Injectable()
 export class SamplingFixture {
   run = async ({ prompt }: ToolArgs<typeof SAMPLING_INPUT>, ctx: ToolContext) => {
-    const { sampling: result } = await ctx.ask({ sampling: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 } } });
-    if (!result) throw new DomainError('unavailable', 'This client cannot be asked: it declared no sampling capability, has no session, or does not accept an event stream.');
+    const { sampling: result } = await ctx.ask({
+      sampling: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 } },
+    });
+    if (!result)
+      throw new DomainError(
+        'unavailable',
+        'This client cannot be asked: it declared no sampling capability, has no session, or does not accept an event stream.',
+      );
     const content = result.content as { type?: string; text?: string } | undefined;
     return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content ?? null)}`);
   };
 }
 
-const ELICITATION_INPUT = { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] } as const;
+const ELICITATION_INPUT = {
+  type: 'object',
+  properties: { message: { type: 'string', description: 'The message to show the user' } },
+  required: ['message'],
+} as const;
 
 @McpTool(fixture('test_elicitation', 'Elicitation', 'Conformance fixture: asks the user for a username and an email.', ELICITATION_INPUT))
 @Injectable()
@@ -68,7 +86,14 @@ export class ElicitationFixture {
   };
 }
 
-@McpTool(fixture('test_elicitation_sep1034_defaults', 'Elicitation defaults', 'Conformance fixture: a form with a default for every primitive type (SEP-1034).', NO_ARGUMENTS))
+@McpTool(
+  fixture(
+    'test_elicitation_sep1034_defaults',
+    'Elicitation defaults',
+    'Conformance fixture: a form with a default for every primitive type (SEP-1034).',
+    NO_ARGUMENTS,
+  ),
+)
 @Injectable()
 export class ElicitationDefaultsFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
@@ -109,8 +134,19 @@ export class ElicitationEnumsFixture {
               { const: 'value3', title: 'Third Option' },
             ],
           },
-          legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-          untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
           titledMulti: {
             type: 'array',
             description: 'Select multiple options with titles',

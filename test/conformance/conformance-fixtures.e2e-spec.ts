@@ -61,7 +61,12 @@ describe('conformance fixtures', () => {
       expect(tools.filter((tool) => tool.name.startsWith('test_'))).toEqual([]);
       expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
       await client.close();
-      const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } }, { 'MCP-Protocol-Version': '2025-11-25' });
+      const res = await rpc(
+        t,
+        tenant.key,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } },
+        { 'MCP-Protocol-Version': '2025-11-25' },
+      );
       expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool: test_simple_text' } });
     });
   });
@@ -86,7 +91,12 @@ describe('conformance fixtures', () => {
         const argument = ONE_ARGUMENT_FIXTURES[tool.name];
         expect(tool.inputSchema).toEqual(
           argument
-            ? { type: 'object', properties: { [argument]: { type: 'string', description: expect.any(String) } }, required: [argument], additionalProperties: false }
+            ? {
+                type: 'object',
+                properties: { [argument]: { type: 'string', description: expect.any(String) } },
+                required: [argument],
+                additionalProperties: false,
+              }
             : { type: 'object', properties: {}, additionalProperties: false },
         );
       }
@@ -96,7 +106,9 @@ describe('conformance fixtures', () => {
     it('answers the content each scenario of the suite expects', async () => {
       const tenant = await createTenant(t);
       const client = await connectClient(t, tenant.key);
-      await expect(client.callTool({ name: 'test_simple_text' })).resolves.toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
+      await expect(client.callTool({ name: 'test_simple_text' })).resolves.toEqual({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      });
 
       const image = await client.callTool({ name: 'test_image_content', arguments: {} });
       const [block] = image.content as { type: string; data: string; mimeType: string }[];
@@ -117,7 +129,9 @@ describe('conformance fixtures', () => {
 
       const failed = await client.callTool({ name: 'test_error_handling', arguments: {} });
       expect(failed.isError).toBe(true);
-      expect(JSON.parse((failed.content as { text: string }[])[0].text)).toEqual({ error: { code: 'invalid_state', message: 'This tool intentionally returns an error for testing' } });
+      expect(JSON.parse((failed.content as { text: string }[])[0].text)).toEqual({
+        error: { code: 'invalid_state', message: 'This tool intentionally returns an error for testing' },
+      });
       await client.close();
     });
 

@@ -12,5 +12,16 @@ import { TASKS_FIXTURES } from './tasks-fixtures.js';
  * The official conformance suite's fixture tools (`test_*`), found by the catalogue like any tool.
  * Added to the app by the conformance entry point (main.ts here, run by `npm run conformance`).
  */
-@Module({ providers: [...CONFORMANCE_FIXTURES, ...PROMPT_FIXTURES, ...JSON_SCHEMA_FIXTURES, ...CLIENT_REQUEST_FIXTURES, ...RESOURCE_FIXTURES, ...PROTOCOL_2026_FIXTURES, ...MRTR_FIXTURES, ...TASKS_FIXTURES] })
+@Module({
+  providers: [
+    ...CONFORMANCE_FIXTURES,
+    ...PROMPT_FIXTURES,
+    ...JSON_SCHEMA_FIXTURES,
+    ...CLIENT_REQUEST_FIXTURES,
+    ...RESOURCE_FIXTURES,
+    ...PROTOCOL_2026_FIXTURES,
+    ...MRTR_FIXTURES,
+    ...TASKS_FIXTURES,
+  ],
+})
 export class ConformanceFixturesModule {}

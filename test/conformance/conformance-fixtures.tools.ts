@@ -93,7 +93,15 @@ export class ProgressFixture implements McpToolHandler {
   }
 }
 
-export const CONFORMANCE_FIXTURES = [SimpleTextFixture, ImageContentFixture, AudioContentFixture, EmbeddedResourceFixture, MultipleContentTypesFixture, ErrorHandlingFixture, ProgressFixture];
+export const CONFORMANCE_FIXTURES = [
+  SimpleTextFixture,
+  ImageContentFixture,
+  AudioContentFixture,
+  EmbeddedResourceFixture,
+  MultipleContentTypesFixture,
+  ErrorHandlingFixture,
+  ProgressFixture,
+];
 
 function wav(samples: number): Buffer {
   const rate = 8000;

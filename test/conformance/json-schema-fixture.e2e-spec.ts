@@ -27,7 +27,12 @@ describe('conformance JSON Schema 2020-12 fixture tool', () => {
     const client = await connectClient(t, (await createTenant(t)).key);
     const ok = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', email: 'ada@example.com', address: { city: 'London' } } });
     expect(ok.isError).toBeFalsy();
-    for (const bad of [{ name: 'Ada' }, { contactMethod: 'phone', email: 'ada@example.com' }, { email: 'a@b.c', address: { city: 5 } }, { email: 'a@b.c', nickname: 'x' }]) {
+    for (const bad of [
+      { name: 'Ada' },
+      { contactMethod: 'phone', email: 'ada@example.com' },
+      { email: 'a@b.c', address: { city: 5 } },
+      { email: 'a@b.c', nickname: 'x' },
+    ]) {
       const result = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: bad });
       expect(result.isError).toBe(true);
       expect(JSON.parse((result.content as { text: string }[])[0].text).error.code).toBe('invalid_arguments');

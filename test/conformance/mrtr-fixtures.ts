@@ -20,7 +20,11 @@ function fixture(name: string, description: string): ToolDefinition<typeof NO_AR
   return { name, title: name, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
 }
 
-function form(message: string, properties: ElicitParams['requestedSchema']['properties'], required = Object.keys(properties)): { method: 'elicitation/create'; params: ElicitParams } {
+function form(
+  message: string,
+  properties: ElicitParams['requestedSchema']['properties'],
+  required = Object.keys(properties),
+): { method: 'elicitation/create'; params: ElicitParams } {
   return { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties, required } } };
 }
 
@@ -35,7 +39,10 @@ function requireCapability(ctx: ToolContext, capability: 'elicitation' | 'sampli
   const method = capability === 'elicitation' ? 'elicitation/create' : capability === 'sampling' ? 'sampling/createMessage' : 'roots/list';
   if (ctx.canAsk(method)) return;
   if (ctx.era === 'modern') throw RpcError.missingCapability({ [capability]: {} });
-  throw new DomainError('unavailable', `This client cannot be asked (${capability}): it declared no such capability, has no session, or does not accept an event stream.`);
+  throw new DomainError(
+    'unavailable',
+    `This client cannot be asked (${capability}): it declared no such capability, has no session, or does not accept an event stream.`,
+  );
 }
 
 /** What the user answered in field `field` of an elicitation, or what they did instead. */
@@ -71,7 +78,7 @@ export class InputRequiredSamplingFixture {
   };
 }
 
-@McpTool(fixture('test_input_required_result_list_roots', "Conformance fixture (MRTR): asks the client for its roots, then counts them."))
+@McpTool(fixture('test_input_required_result_list_roots', 'Conformance fixture (MRTR): asks the client for its roots, then counts them.'))
 @Injectable()
 export class InputRequiredListRootsFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
@@ -83,7 +90,12 @@ export class InputRequiredListRootsFixture {
 
 const CONFIRM_FORM = form('Please confirm', { ok: { type: 'boolean' } });
 
-@McpTool(fixture('test_input_required_result_request_state', 'Conformance fixture (MRTR): asks for a confirmation with a signed requestState, and checks it on the retry.'))
+@McpTool(
+  fixture(
+    'test_input_required_result_request_state',
+    'Conformance fixture (MRTR): asks for a confirmation with a signed requestState, and checks it on the retry.',
+  ),
+)
 @Injectable()
 export class InputRequiredRequestStateFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
@@ -139,7 +151,12 @@ export class InputRequiredCapabilitiesFixture {
   };
 }
 
-@McpTool(fixture('test_streaming_elicitation', 'Conformance fixture: asks for a confirmation (needs elicitation); in 2026-07-28 as input_required, never as a request on the stream.'))
+@McpTool(
+  fixture(
+    'test_streaming_elicitation',
+    'Conformance fixture: asks for a confirmation (needs elicitation); in 2026-07-28 as input_required, never as a request on the stream.',
+  ),
+)
 @Injectable()
 export class StreamingElicitationFixture {
   run = async (_args: unknown, ctx: ToolContext) => {

@@ -34,7 +34,9 @@ export class SimplePromptFixture implements McpPromptHandler {
 @Injectable()
 export class PromptWithArgumentsFixture implements McpPromptHandler {
   get(args: Readonly<Record<string, string>>) {
-    return { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` } }] };
+    return {
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` } }],
+    };
   }
 }
 
@@ -48,7 +50,10 @@ export class PromptWithEmbeddedResourceFixture implements McpPromptHandler {
   get(args: Readonly<Record<string, string>>) {
     return {
       messages: [
-        { role: 'user' as const, content: { type: 'resource' as const, resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        {
+          role: 'user' as const,
+          content: { type: 'resource' as const, resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } },
+        },
         { role: 'user' as const, content: { type: 'text' as const, text: 'Please process the embedded resource above.' } },
       ],
     };

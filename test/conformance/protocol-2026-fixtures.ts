@@ -16,7 +16,9 @@ function fixture(name: string, title: string, description: string): ToolDefiniti
   return { name, title, description, input: NO_ARGUMENTS, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true } };
 }
 
-@McpTool(fixture('test_missing_capability', 'Missing capability', 'Conformance fixture: needs the sampling capability declared in this request (-32021 otherwise).'))
+@McpTool(
+  fixture('test_missing_capability', 'Missing capability', 'Conformance fixture: needs the sampling capability declared in this request (-32021 otherwise).'),
+)
 @Injectable()
 export class MissingCapabilityFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
@@ -25,7 +27,9 @@ export class MissingCapabilityFixture {
   };
 }
 
-@McpTool(fixture('test_logging_tool', 'Logging tool', 'Conformance fixture: logs one info message (sent only at the log level the request asks for), then answers.'))
+@McpTool(
+  fixture('test_logging_tool', 'Logging tool', 'Conformance fixture: logs one info message (sent only at the log level the request asks for), then answers.'),
+)
 @Injectable()
 export class LoggingToolFixture {
   run = async (_args: unknown, ctx: ToolContext) => {

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { McpResources, type ResourceContents, type ResourceEntry, type ResourcePage, type ResourceProvider, type ResourceTemplateEntry } from '../../src/resources/mcp-resources.decorator.js';
+import {
+  McpResources,
+  type ResourceContents,
+  type ResourceEntry,
+  type ResourcePage,
+  type ResourceProvider,
+  type ResourceTemplateEntry,
+} from '../../src/resources/mcp-resources.decorator.js';
 
 /**
  * The fixture resources the resources-* scenarios of `@modelcontextprotocol/conformance` read and
@@ -13,15 +20,33 @@ const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4A
 
 const STATIC: Record<string, { entry: ResourceEntry; contents: ResourceContents }> = {
   'test://static-text': {
-    entry: { uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', description: 'A static text resource for testing', mimeType: 'text/plain' },
+    entry: {
+      uri: 'test://static-text',
+      name: 'static-text',
+      title: 'Static Text Resource',
+      description: 'A static text resource for testing',
+      mimeType: 'text/plain',
+    },
     contents: { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
   },
   'test://static-binary': {
-    entry: { uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', description: 'A static binary resource (image) for testing', mimeType: 'image/png' },
+    entry: {
+      uri: 'test://static-binary',
+      name: 'static-binary',
+      title: 'Static Binary Resource',
+      description: 'A static binary resource (image) for testing',
+      mimeType: 'image/png',
+    },
     contents: { uri: 'test://static-binary', mimeType: 'image/png', blob: RED_PIXEL_PNG },
   },
   'test://watched-resource': {
-    entry: { uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource a client may subscribe to', mimeType: 'text/plain' },
+    entry: {
+      uri: 'test://watched-resource',
+      name: 'watched-resource',
+      title: 'Watched Resource',
+      description: 'A resource a client may subscribe to',
+      mimeType: 'text/plain',
+    },
     contents: { uri: 'test://watched-resource', mimeType: 'text/plain', text: 'Watched resource content' },
   },
 };
@@ -36,7 +61,15 @@ export class ConformanceResources implements ResourceProvider {
   }
 
   templates(): ResourceTemplateEntry[] {
-    return [{ uriTemplate: TEMPLATE.toString(), name: 'template', title: 'Resource Template', description: 'A resource template with parameter substitution', mimeType: 'application/json' }];
+    return [
+      {
+        uriTemplate: TEMPLATE.toString(),
+        name: 'template',
+        title: 'Resource Template',
+        description: 'A resource template with parameter substitution',
+        mimeType: 'application/json',
+      },
+    ];
   }
 
   read(uri: string): ResourceContents[] | undefined {

@@ -13,8 +13,25 @@ import { text } from './content-reply.js';
 
 type Input = ToolDefinition['input'];
 
-function fixture<const I extends Input>(name: string, description: string, input: I, taskSupport: ToolDefinition['taskSupport'], asksBeforeTask?: boolean): ToolDefinition<I> {
-  return { name, title: name, description, input, scope: 'read', role: 'viewer', projectScoped: false, annotations: { readOnlyHint: true }, taskSupport, ...(asksBeforeTask ? { asksBeforeTask } : {}) };
+function fixture<const I extends Input>(
+  name: string,
+  description: string,
+  input: I,
+  taskSupport: ToolDefinition['taskSupport'],
+  asksBeforeTask?: boolean,
+): ToolDefinition<I> {
+  return {
+    name,
+    title: name,
+    description,
+    input,
+    scope: 'read',
+    role: 'viewer',
+    projectScoped: false,
+    annotations: { readOnlyHint: true },
+    taskSupport,
+    ...(asksBeforeTask ? { asksBeforeTask } : {}),
+  };
 }
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
@@ -56,7 +73,11 @@ export class GreetFixture {
   run = async ({ name }: { name: string }) => text(`Hello, ${name}!`);
 }
 
-const SLOW_INPUT = { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 600 }, label: { type: 'string' } }, required: ['seconds'] } as const;
+const SLOW_INPUT = {
+  type: 'object',
+  properties: { seconds: { type: 'number', minimum: 0, maximum: 600 }, label: { type: 'string' } },
+  required: ['seconds'],
+} as const;
 
 /** Ticks of the slow fixture on this process, by label: a test sees the work stop when its task is cancelled. */
 export const slowComputeTicks = new Map<string, number>();
@@ -118,12 +139,25 @@ export class ConfirmDeleteFixture {
 @Injectable()
 export class MultiInputFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
-    const { name, confirm } = await ctx.ask({ name: form('Your name?', { name: { type: 'string' } }), confirm: form('Go ahead?', { confirm: { type: 'boolean' } }) });
-    return text(`Name ${name?.action === 'accept' ? String(name.content?.name) : '(none)'}, confirmed ${String(confirm?.action === 'accept' && confirm.content?.confirm === true)}.`);
+    const { name, confirm } = await ctx.ask({
+      name: form('Your name?', { name: { type: 'string' } }),
+      confirm: form('Go ahead?', { confirm: { type: 'boolean' } }),
+    });
+    return text(
+      `Name ${name?.action === 'accept' ? String(name.content?.name) : '(none)'}, confirmed ${String(confirm?.action === 'accept' && confirm.content?.confirm === true)}.`,
+    );
   };
 }
 
-@McpTool(fixture('test_tool_with_task', 'Tasks fixture (task required): asks for a name in the request (input_required), then runs as a task that greets it.', NO_ARGUMENTS, 'optional', true))
+@McpTool(
+  fixture(
+    'test_tool_with_task',
+    'Tasks fixture (task required): asks for a name in the request (input_required), then runs as a task that greets it.',
+    NO_ARGUMENTS,
+    'optional',
+    true,
+  ),
+)
 @Injectable()
 export class ToolWithTaskFixture {
   run = async (_args: unknown, ctx: ToolContext) => {
@@ -135,4 +169,12 @@ export class ToolWithTaskFixture {
   };
 }
 
-export const TASKS_FIXTURES = [GreetFixture, SlowComputeFixture, FailingJobFixture, ProtocolErrorJobFixture, ConfirmDeleteFixture, MultiInputFixture, ToolWithTaskFixture];
+export const TASKS_FIXTURES = [
+  GreetFixture,
+  SlowComputeFixture,
+  FailingJobFixture,
+  ProtocolErrorJobFixture,
+  ConfirmDeleteFixture,
+  MultiInputFixture,
+  ToolWithTaskFixture,
+];

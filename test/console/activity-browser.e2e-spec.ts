@@ -19,7 +19,15 @@ const MINUTE = 60_000;
 
 /** A moment as a `datetime-local` field in New York shows it (to the minute). */
 function newYork(at: Date): string {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)!.value;
   return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}`;
 }
@@ -36,7 +44,6 @@ describeWithChromium('console activity in Chromium', () => {
   let member: TestUser;
   let accountId: string;
   const cspErrors: string[] = [];
-
 
   const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
@@ -65,10 +72,31 @@ describeWithChromium('console activity in Chromium', () => {
     await addAccountMember(t, accountId, member.id, 'member');
     await addProjectMember(t, accountId, tenant.projectIds[0], member.id, 'editor');
     const client = await newClient(t, { client_name: 'Claude Desktop', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] });
-    const grant = await oauthGrant(t, { accountId, userId: owner.id, clientId: client.client_id, clientName: 'Claude Desktop', projects: [{ project_id: tenant.projectIds[0], role: 'editor' }] });
+    const grant = await oauthGrant(t, {
+      accountId,
+      userId: owner.id,
+      clientId: client.client_id,
+      clientName: 'Claude Desktop',
+      projects: [{ project_id: tenant.projectIds[0], role: 'editor' }],
+    });
     const cursor = await newClient(t, { client_name: 'Cursor' });
-    const memberGrant = await oauthGrant(t, { accountId, userId: member.id, clientId: cursor.client_id, clientName: 'Cursor', projects: [{ project_id: tenant.projectIds[0], role: 'editor' }] });
-    const key = await newKey(t, accountId, [{ project_id: tenant.projectIds[0], role: 'viewer' }, { project_id: tenant.projectIds[1], role: 'editor' }], undefined, 'CI key');
+    const memberGrant = await oauthGrant(t, {
+      accountId,
+      userId: member.id,
+      clientId: cursor.client_id,
+      clientName: 'Cursor',
+      projects: [{ project_id: tenant.projectIds[0], role: 'editor' }],
+    });
+    const key = await newKey(
+      t,
+      accountId,
+      [
+        { project_id: tenant.projectIds[0], role: 'viewer' },
+        { project_id: tenant.projectIds[1], role: 'editor' },
+      ],
+      undefined,
+      'CI key',
+    );
 
     await useAs(grant.token, 'Claude Desktop', 'list_projects');
     await useAs(grant.token, 'Claude Desktop', 'list_articles', { project_id: tenant.projectIds[0] });
@@ -102,7 +130,8 @@ describeWithChromium('console activity in Chromium', () => {
     // 6 initialize + 6 tool calls in sessions + 1 call without a session.
     expect(await rows()).toHaveLength(13);
     const log = (await page.locator('table.log').textContent())!;
-    for (const text of ['Claude Desktop', 'ci-runner', 'Cursor', 'CI key (API key)', 'Claude Desktop (app)', 'create_article', 'Denied', 'Cooking blog']) expect(log).toContain(text);
+    for (const text of ['Claude Desktop', 'ci-runner', 'Cursor', 'CI key (API key)', 'Claude Desktop (app)', 'create_article', 'Denied', 'Cooking blog'])
+      expect(log).toContain(text);
     // The chart: stacked bars (this hour's ok and denied at least), each with a title.
     const bars = page.locator('svg.chart rect.bar');
     expect(await bars.count()).toBeGreaterThanOrEqual(2);
@@ -139,7 +168,9 @@ describeWithChromium('console activity in Chromium', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^reblog-activity-\d{8}-\d{4}\.csv$/);
-    const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
     expect(csv[0].split(',').slice(0, 4)).toEqual(['id', 'at', 'credential_type', 'credential_id']);
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(denied);
     expect(csv[1]).toContain(',denied,');
@@ -148,10 +179,16 @@ describeWithChromium('console activity in Chromium', () => {
     await page.getByRole('link', { name: 'Clear' }).click();
     const all = await rows();
     const [everything] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-    expect(readFileSync((await everything.path())!, 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(all);
+    expect(
+      readFileSync((await everything.path())!, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(all);
   });
 
-  it("opens an entry: its error, session and client; the 7-day chart by day; a bad filter is the page with a sentence (400)", async () => {
+  it('opens an entry: its error, session and client; the 7-day chart by day; a bad filter is the page with a sentence (400)', async () => {
     await page.goto(`${t.baseUrl}/console/accounts/${accountId}/activity?outcome=invalid`);
     await page.locator('table.log tbody tr td:first-child a').first().click();
     await page.waitForURL(ENTRY_HREF);
@@ -186,7 +223,13 @@ describeWithChromium('console activity in Chromium', () => {
     for (const text of ['Claude Desktop', 'ci-runner', 'CI key']) expect(log).not.toContain(text);
     expect(await page.locator('#f-credential option').allTextContents()).toEqual(['Any', 'Cursor (app)']);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-    expect(readFileSync((await download.path())!, 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(await rows());
+    expect(
+      readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(await rows());
     await check('activity-member');
     expect(cspErrors).toEqual([]);
   });

@@ -79,10 +79,31 @@ describe('console activity page', () => {
     owner = await signedIn(t, ownerUser.id);
     member = await signedIn(t, memberUser.id);
     const client = await newClient(t, { client_name: 'Cursor' });
-    ownerGrant = await oauthGrant(t, { accountId, userId: ownerUser.id, clientId: client.client_id, clientName: 'Claude Desktop', projects: [{ project_id: projectIds[1], role: 'owner' }] });
-    memberGrant = await oauthGrant(t, { accountId, userId: memberUser.id, clientId: client.client_id, clientName: 'Cursor', projects: [{ project_id: projectIds[0], role: 'editor' }] });
+    ownerGrant = await oauthGrant(t, {
+      accountId,
+      userId: ownerUser.id,
+      clientId: client.client_id,
+      clientName: 'Claude Desktop',
+      projects: [{ project_id: projectIds[1], role: 'owner' }],
+    });
+    memberGrant = await oauthGrant(t, {
+      accountId,
+      userId: memberUser.id,
+      clientId: client.client_id,
+      clientName: 'Cursor',
+      projects: [{ project_id: projectIds[0], role: 'editor' }],
+    });
     // Viewer on Cooking, editor on Travel: create_article is in its catalogue, and refused on Cooking.
-    key = await newKey(t, accountId, [{ project_id: projectIds[0], role: 'viewer' }, { project_id: projectIds[1], role: 'editor' }], undefined, 'ci key');
+    key = await newKey(
+      t,
+      accountId,
+      [
+        { project_id: projectIds[0], role: 'viewer' },
+        { project_id: projectIds[1], role: 'editor' },
+      ],
+      undefined,
+      'ci key',
+    );
 
     // Real requests on /mcp: each is in the log when its answer has left.
     await useAs(key.key, 'ci-runner', 'list_projects');
@@ -93,7 +114,13 @@ describe('console activity page', () => {
     const repository = t.app.get(ActivityWriterRepository);
     const second = Math.floor(Date.now() / 1000);
     folded = entry({ outcome: 'rate_limited', count: 7, tool: 'list_articles', fold_key: `rate_limited:${key.id}:${second}` });
-    failed = entry({ at: new Date(Date.now() + 1), outcome: 'tool_error', tool: 'get_article', error: JSON.stringify({ code: -32000, message: 'No article with id "x<y>".' }), session_id: 'sess-123' });
+    failed = entry({
+      at: new Date(Date.now() + 1),
+      outcome: 'tool_error',
+      tool: 'get_article',
+      error: JSON.stringify({ code: -32000, message: 'No article with id "x<y>".' }),
+      session_id: 'sess-123',
+    });
     await repository.insert([folded, failed]);
 
     const foreign = await newAccountWithProjects(t, [{ name: 'Elsewhere' }]);
@@ -127,7 +154,19 @@ describe('console activity page', () => {
     expect(ids.length).toBe(10);
     expect([...ids].sort().reverse()).toEqual(ids);
     expect(ids[0]).toBe(failed.id);
-    for (const text of ['ci-runner', 'Claude Desktop', 'Cursor', 'ci key (API key)', 'Cursor (app)', 'create_article', 'Cooking', 'Denied', 'Rate limited', 'Tool error']) expect(res.text).toContain(text);
+    for (const text of [
+      'ci-runner',
+      'Claude Desktop',
+      'Cursor',
+      'ci key (API key)',
+      'Cursor (app)',
+      'create_article',
+      'Cooking',
+      'Denied',
+      'Rate limited',
+      'Tool error',
+    ])
+      expect(res.text).toContain(text);
     // The folded refusal shows its count.
     expect(res.text).toMatch(/Rate limited<\/span><\/td>\s*<td class="num">4 ms<\/td>\s*<td class="num">7<\/td>/);
     expect(res.text).not.toContain('foreign-client');
@@ -285,17 +324,19 @@ describe('console activity page', () => {
     ] as const) {
       // Every page of the list (the pager's 55 entries make two for the owner).
       const shown: string[] = [];
-      for (let path: string | undefined = `${page()}?${query}`; path; ) {
+      for (let path: string | undefined = `${page()}?${query}`; path;) {
         const text: string = (await get(path, session)).text;
         shown.push(...listed(text));
         path = /href="([^"]+)" rel="next"/.exec(text)?.[1].replace(/&amp;/g, '&');
       }
-      const res = await get(`${page('/export')}?${query}`, session).buffer(true).parse((r, done) => {
-        let text = '';
-        r.setEncoding('utf8');
-        r.on('data', (c: string) => (text += c));
-        r.on('end', () => done(null, text));
-      });
+      const res = await get(`${page('/export')}?${query}`, session)
+        .buffer(true)
+        .parse((r, done) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (c: string) => (text += c));
+          r.on('end', () => done(null, text));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(res.headers['content-disposition']).toMatch(/^attachment; filename="reblog-activity-\d{8}-\d{4}\.csv"$/);
@@ -333,7 +374,13 @@ describe('console activity page', () => {
   it('has no form that changes anything: a post here is refused without the csrf (403) and is no page with it (404)', async () => {
     const refused = await t.http.post(page()).type('form').set('Cookie', owner.cookie).send('outcome=ok').redirects(0);
     expect(refused.status).toBe(403);
-    const crossSite = await t.http.post(page()).type('form').set('Cookie', owner.cookie).set('Sec-Fetch-Site', 'cross-site').send(`csrf=${owner.csrf}`).redirects(0);
+    const crossSite = await t.http
+      .post(page())
+      .type('form')
+      .set('Cookie', owner.cookie)
+      .set('Sec-Fetch-Site', 'cross-site')
+      .send(`csrf=${owner.csrf}`)
+      .redirects(0);
     expect(crossSite.status).toBe(403);
     const none = await t.http.post(page()).type('form').set('Cookie', owner.cookie).send(`csrf=${owner.csrf}`).redirects(0);
     expect(none.status).toBe(404);

@@ -40,17 +40,40 @@ describe('console access rules', () => {
     ownerSession = await signedIn(t, owner.id);
     memberSession = await signedIn(t, member.id);
     const client = await newClient(t, { client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'] });
-    ownerGrant = await oauthGrant(t, { accountId, userId: owner.id, clientId: client.client_id, clientName: 'Cursor', projects: [{ project_id: projectIds[1], role: 'owner' }] });
-    memberGrant = await oauthGrant(t, { accountId, userId: member.id, clientId: client.client_id, clientName: 'Cursor', projects: [{ project_id: projectIds[0], role: 'editor' }] });
+    ownerGrant = await oauthGrant(t, {
+      accountId,
+      userId: owner.id,
+      clientId: client.client_id,
+      clientName: 'Cursor',
+      projects: [{ project_id: projectIds[1], role: 'owner' }],
+    });
+    memberGrant = await oauthGrant(t, {
+      accountId,
+      userId: member.id,
+      clientId: client.client_id,
+      clientName: 'Cursor',
+      projects: [{ project_id: projectIds[0], role: 'editor' }],
+    });
     key = await newKey(t, accountId, [{ project_id: projectIds[0], role: 'viewer' }], ['read'], 'ci key');
 
     const foreign = await newAccountWithProjects(t, [{ name: 'Elsewhere' }]);
     const otherOwner = await newUser(t);
     await addAccountMember(t, foreign.accountId, otherOwner.id, 'owner');
     const otherClient = await newClient(t, { client_name: 'Other app' });
-    const otherGrant = await oauthGrant(t, { accountId: foreign.accountId, userId: otherOwner.id, clientId: otherClient.client_id, projects: [{ project_id: foreign.projectIds[0], role: 'owner' }] });
+    const otherGrant = await oauthGrant(t, {
+      accountId: foreign.accountId,
+      userId: otherOwner.id,
+      clientId: otherClient.client_id,
+      projects: [{ project_id: foreign.projectIds[0], role: 'owner' }],
+    });
     const otherKey = await newKey(t, foreign.accountId, [{ project_id: foreign.projectIds[0], role: 'owner' }]);
-    other = { accountId: foreign.accountId, projectId: foreign.projectIds[0], grantId: otherGrant.id, keyId: otherKey.id, session: await signedIn(t, otherOwner.id) };
+    other = {
+      accountId: foreign.accountId,
+      projectId: foreign.projectIds[0],
+      grantId: otherGrant.id,
+      keyId: otherKey.id,
+      session: await signedIn(t, otherOwner.id),
+    };
   }, 60_000);
 
   afterAll(() => t?.close());
@@ -80,7 +103,9 @@ describe('console access rules', () => {
 
     const overview = await get(page(), ownerSession);
     expect(overview.status).toBe(200);
-    expect(overview.headers['content-security-policy']).toBe("default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect(overview.headers['content-security-policy']).toBe(
+      "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
     expect(overview.headers['x-frame-options']).toBe('DENY');
     expect(overview.headers['cache-control']).toBe('no-store');
     expect(overview.text).toContain('<script src="/assets/console.js" defer></script>');
@@ -128,7 +153,13 @@ describe('console access rules', () => {
   it("another account's ids, and ids that do not exist, answer the same 404 page on every page and form", async () => {
     const notFound = (await get(`/console/accounts/${MISSING}`, ownerSession)).text;
     const s = ownerSession;
-    const pages = [`/console/accounts/${other.accountId}`, `/console/accounts/${other.accountId}/apps`, `/console/accounts/${other.accountId}/keys`, `/console/accounts/not-an-id`, `/console/accounts/${MISSING}/apps`];
+    const pages = [
+      `/console/accounts/${other.accountId}`,
+      `/console/accounts/${other.accountId}/apps`,
+      `/console/accounts/${other.accountId}/keys`,
+      `/console/accounts/not-an-id`,
+      `/console/accounts/${MISSING}/apps`,
+    ];
     for (const path of pages) {
       const res = await get(path, s);
       expect([path, res.status]).toEqual([path, 404]);
@@ -158,7 +189,13 @@ describe('console access rules', () => {
       const res = await post(path, memberSession, { csrf: memberSession.csrf });
       expect([path, res.status]).toEqual([path, 404]);
     }
-    const memberKey = await post(page('keys'), memberSession, { csrf: memberSession.csrf, name: 'mine', scope: 'read', project: projectIds[0], [`role_${projectIds[0]}`]: 'viewer' });
+    const memberKey = await post(page('keys'), memberSession, {
+      csrf: memberSession.csrf,
+      name: 'mine',
+      scope: 'read',
+      project: projectIds[0],
+      [`role_${projectIds[0]}`]: 'viewer',
+    });
     expect(memberKey.status).toBe(404);
     // Nothing was revoked by any of it.
     expect((await rpc(t, ownerGrant.token, PING)).status).toBe(200);
@@ -201,7 +238,12 @@ describe('console access rules', () => {
   });
 
   it('a member disconnects their own app: revoked_reason "user", its token 401 on the next request', async () => {
-    const res = await post(page(`apps/${memberGrant.id}/disconnect`), memberSession, { csrf: memberSession.csrf }, { Origin: new URL(t.config.publicUrl).origin });
+    const res = await post(
+      page(`apps/${memberGrant.id}/disconnect`),
+      memberSession,
+      { csrf: memberSession.csrf },
+      { Origin: new URL(t.config.publicUrl).origin },
+    );
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`${page('apps')}?done=disconnected`);
     expect((await rpc(t, memberGrant.token, PING)).status).toBe(401);
@@ -222,7 +264,14 @@ describe('console access rules', () => {
     const badRole = await post(page('keys'), s, { csrf: s.csrf, name: 'n', scope: 'read', project: projectIds[0], [`role_${projectIds[0]}`]: 'admin' });
     expect(badRole.status).toBe(400);
 
-    const made = await post(page('keys'), s, { csrf: s.csrf, name: 'laptop', scope: ['read', 'write'], project: [projectIds[0], projectIds[1]], [`role_${projectIds[0]}`]: 'editor', [`role_${projectIds[1]}`]: 'viewer' });
+    const made = await post(page('keys'), s, {
+      csrf: s.csrf,
+      name: 'laptop',
+      scope: ['read', 'write'],
+      project: [projectIds[0], projectIds[1]],
+      [`role_${projectIds[0]}`]: 'editor',
+      [`role_${projectIds[1]}`]: 'viewer',
+    });
     expect(made.status).toBe(201);
     expect(made.headers['cache-control']).toBe('no-store');
     const secret = /id="new-secret"[^>]*>(rbk_[^<]+)</.exec(made.text)?.[1];
@@ -233,6 +282,12 @@ describe('console access rules', () => {
     expect(listed.text).toContain('laptop');
     expect(listed.text).not.toContain(secret!);
     const keys = await admin(t, 'get', `/admin/v1/accounts/${accountId}/api-keys`);
-    expect(keys.items.find((k: { name: string }) => k.name === 'laptop')).toMatchObject({ scopes: ['read', 'write'], projects: expect.arrayContaining([{ project_id: projectIds[0], role: 'editor' }, { project_id: projectIds[1], role: 'viewer' }]) });
+    expect(keys.items.find((k: { name: string }) => k.name === 'laptop')).toMatchObject({
+      scopes: ['read', 'write'],
+      projects: expect.arrayContaining([
+        { project_id: projectIds[0], role: 'editor' },
+        { project_id: projectIds[1], role: 'viewer' },
+      ]),
+    });
   });
 });

@@ -26,7 +26,6 @@ describeWithChromium('owners console in Chromium', () => {
   let secret: string;
   const cspErrors: string[] = [];
 
-
   const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
   beforeAll(async () => {
@@ -42,7 +41,14 @@ describeWithChromium('owners console in Chromium', () => {
     owner = await newUser(t, `owner-${Date.now()}@example.com`);
     await addAccountMember(t, accountId, owner.id, 'owner');
     const client = await newClient(t, { client_name: 'Claude Desktop', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] });
-    grant = await oauthGrant(t, { accountId, userId: owner.id, clientId: client.client_id, clientName: 'Claude Desktop', projects: [{ project_id: tenant.projectIds[0], role: 'editor' }], scopes: ['read', 'write'] });
+    grant = await oauthGrant(t, {
+      accountId,
+      userId: owner.id,
+      clientId: client.client_id,
+      clientName: 'Claude Desktop',
+      projects: [{ project_id: tenant.projectIds[0], role: 'editor' }],
+      scopes: ['read', 'write'],
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -70,7 +76,9 @@ describeWithChromium('owners console in Chromium', () => {
     expect(secret).toMatch(/^rbk_/);
     expect(page.url()).not.toContain(secret);
     expect(page.url()).toMatch(/\/keys$/);
-    expect((await page.locator('#claude-command').textContent())!.trim()).toBe(`claude mcp add --transport http reblog ${t.config.publicUrl}/mcp --header "Authorization: Bearer ${secret}"`);
+    expect((await page.locator('#claude-command').textContent())!.trim()).toBe(
+      `claude mcp add --transport http reblog ${t.config.publicUrl}/mcp --header "Authorization: Bearer ${secret}"`,
+    );
     // The console's script ran (allowed by its CSP): it shows the copy buttons.
     await expect(page.getByRole('button', { name: 'Copy secret' }).isVisible()).resolves.toBe(true);
     await check('key-created');

@@ -33,7 +33,13 @@ describe('console Host rule', () => {
       expect(res.type).toBe('text/html');
       expect(res.text).toContain('rebound.example:8080');
     }
-    const form = new URLSearchParams({ csrf: session.csrf, name: 'rebound key', scope: 'read', project: projectIds[0], [`role_${projectIds[0]}`]: 'viewer' }).toString();
+    const form = new URLSearchParams({
+      csrf: session.csrf,
+      name: 'rebound key',
+      scope: 'read',
+      project: projectIds[0],
+      [`role_${projectIds[0]}`]: 'viewer',
+    }).toString();
     const keysPath = `/console/accounts/${accountId}/keys`;
     const post = await t.http.post(keysPath).set('Host', 'rebound.example').set('Cookie', session.cookie).type('form').redirects(0).send(form);
     expect(post.status).toBe(403);

@@ -12,7 +12,6 @@ import type { TestApp } from '../support/test-app.js';
 // with the button (the tools see them cancelled); a member viewer sees the jobs but no Cancel. Every
 // page gets an axe pass (no serious or critical violation) and screenshots at 1280 and 360 px.
 
-
 describeWithChromium('console jobs in Chromium', () => {
   let db: TestDatabase;
   let api: TestApp;
@@ -25,7 +24,6 @@ describeWithChromium('console jobs in Chromium', () => {
   let running: string;
   let queued: string;
   const cspErrors: string[] = [];
-
 
   const check = (name: string) => screenshotAndCheck(page, `console-${name}`);
 
@@ -45,13 +43,22 @@ describeWithChromium('console jobs in Chromium', () => {
     // An article and its image, by a quick worker; then one job running on a slow one, one queued.
     const quick = await db.app({ ROLE: 'worker', LOCAL_PROVIDER_DELAY_MS: '0' });
     const wrote = await callOk(api, tenant.key, 'write_article', { brief: 'Sourdough', title: 'Sourdough basics' });
-    const done = await eventually(() => callOk(api, tenant.key, 'get_job', { job_id: wrote.job_id }), (j) => j.status === 'succeeded');
+    const done = await eventually(
+      () => callOk(api, tenant.key, 'get_job', { job_id: wrote.job_id }),
+      (j) => j.status === 'succeeded',
+    );
     const drew = await callOk(api, tenant.key, 'generate_image', { prompt: 'a golden crust', article_id: done.result.article.id, aspect_ratio: '4:3' });
-    await eventually(() => callOk(api, tenant.key, 'get_job', { job_id: drew.job_id }), (j) => j.status === 'succeeded');
+    await eventually(
+      () => callOk(api, tenant.key, 'get_job', { job_id: drew.job_id }),
+      (j) => j.status === 'succeeded',
+    );
     await quick.close();
     running = (await callOk(api, tenant.key, 'write_article', { brief: 'A long read' })).job_id;
     await db.app({ ROLE: 'worker', LOCAL_PROVIDER_DELAY_MS: '60000', JOBS_MAX_RUNNING_PER_ACCOUNT: '1', SHUTDOWN_GRACE_MS: '0' });
-    await eventually(() => jobRow(db.url, running), (j) => j.status === 'running' && j.progress > 0);
+    await eventually(
+      () => jobRow(db.url, running),
+      (j) => j.status === 'running' && j.progress > 0,
+    );
     queued = (await callOk(api, tenant.key, 'generate_image', { prompt: 'a loaf on a table', aspect_ratio: '1:1' })).job_id;
   }, 120_000);
 

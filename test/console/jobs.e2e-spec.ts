@@ -51,17 +51,26 @@ describe('console jobs', () => {
     // Finished jobs, by a quick worker: an article, then an image featured on it.
     const quick = await db.app({ ROLE: 'worker', LOCAL_PROVIDER_DELAY_MS: '0' });
     const wrote = await callOk(api, tenant.key, 'write_article', { brief: 'Sourdough', title: 'Sourdough <basics>', project_id: p1 });
-    const done = await eventually(() => callOk(api, tenant.key, 'get_job', { job_id: wrote.job_id }), (j) => j.status === 'succeeded');
+    const done = await eventually(
+      () => callOk(api, tenant.key, 'get_job', { job_id: wrote.job_id }),
+      (j) => j.status === 'succeeded',
+    );
     written = { job_id: wrote.job_id, article_id: done.result.article.id, title: done.result.article.title };
     const drew = await callOk(api, tenant.key, 'generate_image', { prompt: 'a crust', article_id: written.article_id, aspect_ratio: '4:3', project_id: p1 });
-    const drawn = await eventually(() => callOk(api, tenant.key, 'get_job', { job_id: drew.job_id }), (j) => j.status === 'succeeded');
+    const drawn = await eventually(
+      () => callOk(api, tenant.key, 'get_job', { job_id: drew.job_id }),
+      (j) => j.status === 'succeeded',
+    );
     image = { job_id: drew.job_id, media_id: drawn.result.media.id };
     await quick.close();
 
     // One running (a slow worker, one job at a time for the account), the rest queued.
     running = (await callOk(api, tenant.key, 'write_article', { brief: 'Long one', project_id: p1 })).job_id;
     await db.app({ ROLE: 'worker', LOCAL_PROVIDER_DELAY_MS: '60000', JOBS_MAX_RUNNING_PER_ACCOUNT: '1', SHUTDOWN_GRACE_MS: '0' });
-    await eventually(() => status(running), (s) => s === 'running');
+    await eventually(
+      () => status(running),
+      (s) => s === 'running',
+    );
     queuedP1 = (await callOk(api, tenant.key, 'write_article', { brief: 'Waiting', project_id: p1 })).job_id;
     queuedP2 = (await callOk(api, tenant.key, 'generate_image', { prompt: 'waiting', project_id: p2 })).job_id;
     queuedP3 = (await callOk(api, tenant.key, 'write_article', { brief: 'Hidden', project_id: p3 })).job_id;
@@ -114,7 +123,14 @@ describe('console jobs', () => {
   it("another account's ids, ids that do not exist, and jobs a member may not cancel answer the same 404 page", async () => {
     const notFound = (await get(`/console/accounts/${MISSING}`, ownerSession)).text;
     const theirs = `/console/accounts/${other.accountId}`;
-    for (const path of [`${theirs}/jobs`, `/console/accounts/${MISSING}/jobs`, `${page('jobs')}?cursor=forged`, page(`jobs/images/${MISSING}`), page('jobs/images/not-an-id'), `${theirs}/jobs/images/${image.media_id}`]) {
+    for (const path of [
+      `${theirs}/jobs`,
+      `/console/accounts/${MISSING}/jobs`,
+      `${page('jobs')}?cursor=forged`,
+      page(`jobs/images/${MISSING}`),
+      page('jobs/images/not-an-id'),
+      `${theirs}/jobs/images/${image.media_id}`,
+    ]) {
       const res = await get(path, ownerSession);
       expect([path, res.status]).toEqual([path, 404]);
       expect(res.text).toBe(notFound);
@@ -170,7 +186,10 @@ describe('console jobs', () => {
     expect(res.status).toBe(303);
     // The tools see it so, and the slow worker lets go of it (it runs the next job).
     expect(await callOk(api, tenant.key, 'get_job', { job_id: running })).toMatchObject({ status: 'cancelled' });
-    await eventually(() => status(queuedP2), (s) => s === 'running');
+    await eventually(
+      () => status(queuedP2),
+      (s) => s === 'running',
+    );
     const after = await get(`${page('jobs')}?done=cancelled`, ownerSession);
     expect(after.text).toContain('The job is cancelled');
     expect(after.text).not.toContain(`jobs/${running}/cancel`);

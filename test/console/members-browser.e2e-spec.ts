@@ -13,7 +13,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 // from another browser, and is refused removing the last owner with the sentence on the page. Every
 // page gets an axe pass (no serious or critical violation) and screenshots at 1280 and 360 px.
 
-
 describeWithChromium('console members in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
@@ -26,7 +25,6 @@ describeWithChromium('console members in Chromium', () => {
   let grant: { token: string; id: string };
   const newEmail = `grace-${Date.now()}@example.com`;
   const cspErrors: string[] = [];
-
 
   const check = (name: string, on: Page = page) => screenshotAndCheck(on, `console-${name}`);
 
@@ -55,7 +53,13 @@ describeWithChromium('console members in Chromium', () => {
       if (m.user_id !== owner.id && m.user_id !== member.id) await admin(t, 'delete', `/admin/v1/accounts/${accountId}/members/${m.user_id}`, undefined, 204);
     }
     const client = await newClient(t, { client_name: 'Cursor' });
-    grant = await oauthGrant(t, { accountId, userId: member.id, clientId: client.client_id, clientName: 'Cursor', projects: projectIds.map((project_id) => ({ project_id, role: 'editor' as const })) });
+    grant = await oauthGrant(t, {
+      accountId,
+      userId: member.id,
+      clientId: client.client_id,
+      clientName: 'Cursor',
+      projects: projectIds.map((project_id) => ({ project_id, role: 'editor' as const })),
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -131,7 +135,7 @@ describeWithChromium('console members in Chromium', () => {
     }
   });
 
-  it("refuses a sign-in link for a person who owns another account (422, the sentence, no link): an owner cannot take over theirs", async () => {
+  it('refuses a sign-in link for a person who owns another account (422, the sentence, no link): an owner cannot take over theirs', async () => {
     // Bob owns account B. The owner adds him to this account, then asks for his link.
     const other = await newAccountWithProjects(t, [{ name: 'Bob blog' }]);
     const bob = await newUser(t, `bob-${Date.now()}@b.test`);
@@ -142,7 +146,10 @@ describeWithChromium('console members in Chromium', () => {
     await page.getByRole('button', { name: 'Add person' }).click();
     await page.waitForURL(`**/members?done=added`);
     await page.getByRole('link', { name: bob.email }).click();
-    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/sign-in-link')), page.getByRole('button', { name: 'Make a sign-in link' }).click()]);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/sign-in-link')),
+      page.getByRole('button', { name: 'Make a sign-in link' }).click(),
+    ]);
     expect(answer.status()).toBe(422);
     expect(await page.getByRole('alert').textContent()).toContain(`${bob.email} belongs to other accounts: they sign in themselves, or ask your operator.`);
     expect(await page.locator('#sign-in-link').count()).toBe(0);

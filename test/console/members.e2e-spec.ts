@@ -36,12 +36,18 @@ describe('console members', () => {
     if (out.status !== 200 || out.isError || out.rpcError) throw new Error(`list_projects failed: ${JSON.stringify(out)}`);
     return Object.fromEntries((out.json.items as { id: string; role: string }[]).map((p) => [p.id, p.role]));
   };
-  const members = async (id = accountId) => (await admin(a, 'get', `/admin/v1/accounts/${id}/members?limit=200`)).items as { user_id: string; email: string; role: string }[];
+  const members = async (id = accountId) =>
+    (await admin(a, 'get', `/admin/v1/accounts/${id}/members?limit=200`)).items as { user_id: string; email: string; role: string }[];
   const projectRole = async (projectId: string, userId: string) =>
-    ((await admin(a, 'get', `/admin/v1/projects/${projectId}/members?limit=200`)).items as { user_id: string; role: string }[]).find((m) => m.user_id === userId)?.role;
+    ((await admin(a, 'get', `/admin/v1/projects/${projectId}/members?limit=200`)).items as { user_id: string; role: string }[]).find(
+      (m) => m.user_id === userId,
+    )?.role;
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
     ({ accountId, projectIds } = await newAccountWithProjects(a, [{ name: 'Cooking' }, { name: 'Travel' }]));
     owner = await newUser(a);
     member = await newUser(a);
@@ -50,11 +56,20 @@ describe('console members', () => {
     await addProjectMember(a, accountId, projectIds[0], member.id, 'editor');
     await addProjectMember(a, accountId, projectIds[1], member.id, 'viewer');
     // The account's creation made its owner_email an owner: gone, so `owner` is the last owner.
-    for (const m of await members()) if (m.user_id !== owner.id && m.user_id !== member.id) await admin(a, 'delete', `/admin/v1/accounts/${accountId}/members/${m.user_id}`, undefined, 204);
+    for (const m of await members())
+      if (m.user_id !== owner.id && m.user_id !== member.id) await admin(a, 'delete', `/admin/v1/accounts/${accountId}/members/${m.user_id}`, undefined, 204);
     ownerSession = await signedIn(a, owner.id);
     memberSession = await signedIn(a, member.id);
     const client = await newClient(a, { client_name: 'Cursor' });
-    memberGrant = await oauthGrant(a, { accountId, userId: member.id, clientId: client.client_id, projects: [{ project_id: projectIds[0], role: 'editor' }, { project_id: projectIds[1], role: 'editor' }] });
+    memberGrant = await oauthGrant(a, {
+      accountId,
+      userId: member.id,
+      clientId: client.client_id,
+      projects: [
+        { project_id: projectIds[0], role: 'editor' },
+        { project_id: projectIds[1], role: 'editor' },
+      ],
+    });
 
     const foreign = await newAccountWithProjects(a, [{ name: 'Elsewhere' }]);
     const otherOwner = await newUser(a);
@@ -79,7 +94,11 @@ describe('console members', () => {
     const one = await get(page(`members/${member.id}`), ownerSession);
     expect(one.status).toBe(200);
     expect(one.text).toContain('Make a sign-in link');
-    expect(one.text).toMatch(new RegExp(`name="project_role_${projectIds[0]}"><option value="">no role</option><option value="viewer">viewer</option><option value="editor" selected>`));
+    expect(one.text).toMatch(
+      new RegExp(
+        `name="project_role_${projectIds[0]}"><option value="">no role</option><option value="viewer">viewer</option><option value="editor" selected>`,
+      ),
+    );
   });
 
   it('a member gets the 404 page on every Members page and form, and no Members link', async () => {
@@ -111,7 +130,15 @@ describe('console members', () => {
     const s = ownerSession;
     const before = await members(other.accountId);
     const theirs = `/console/accounts/${other.accountId}`;
-    const pages = [`${theirs}/members`, `${theirs}/members/${other.member.id}`, page(`members/${other.member.id}`), page(`members/${MISSING}`), page('members/not-an-id'), `/console/accounts/${MISSING}/members`, `${page('members')}?cursor=forged`];
+    const pages = [
+      `${theirs}/members`,
+      `${theirs}/members/${other.member.id}`,
+      page(`members/${other.member.id}`),
+      page(`members/${MISSING}`),
+      page('members/not-an-id'),
+      `/console/accounts/${MISSING}/members`,
+      `${page('members')}?cursor=forged`,
+    ];
     for (const path of pages) {
       const res = await get(path, s);
       expect([path, res.status]).toEqual([path, 404]);
@@ -174,11 +201,21 @@ describe('console members', () => {
 
   it("a project role lowered and removed in the console reaches the person's OAuth grant on B at its next request", async () => {
     expect(await projectsOnB(memberGrant.token)).toEqual({ [projectIds[0]]: 'editor', [projectIds[1]]: 'viewer' });
-    const res = await post(page(`members/${member.id}`), ownerSession, { csrf: ownerSession.csrf, role: 'member', [`project_role_${projectIds[0]}`]: 'viewer', [`project_role_${projectIds[1]}`]: '' });
+    const res = await post(page(`members/${member.id}`), ownerSession, {
+      csrf: ownerSession.csrf,
+      role: 'member',
+      [`project_role_${projectIds[0]}`]: 'viewer',
+      [`project_role_${projectIds[1]}`]: '',
+    });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`${page('members')}?done=changed`);
     // B had the principal cached: its next request already has Travel gone and Cooking lowered.
-    const after = await eventually(() => projectsOnB(memberGrant.token), (p) => !(projectIds[1] in p), SOON, 20);
+    const after = await eventually(
+      () => projectsOnB(memberGrant.token),
+      (p) => !(projectIds[1] in p),
+      SOON,
+      20,
+    );
     expect(after).toEqual({ [projectIds[0]]: 'viewer' });
     expect(await projectRole(projectIds[0], member.id)).toBe('viewer');
     expect(await projectRole(projectIds[1], member.id)).toBeUndefined();
@@ -188,11 +225,29 @@ describe('console members', () => {
     // Made owner: the grant reaches both again, up to what it was consented (editor).
     const promoted = await post(page(`members/${member.id}`), ownerSession, { csrf: ownerSession.csrf, role: 'owner' });
     expect(promoted.status).toBe(303);
-    expect(await eventually(() => projectsOnB(memberGrant.token), (p) => Object.keys(p).length === 2, SOON, 20)).toEqual({ [projectIds[0]]: 'editor', [projectIds[1]]: 'editor' });
+    expect(
+      await eventually(
+        () => projectsOnB(memberGrant.token),
+        (p) => Object.keys(p).length === 2,
+        SOON,
+        20,
+      ),
+    ).toEqual({ [projectIds[0]]: 'editor', [projectIds[1]]: 'editor' });
     // And back to a member with Cooking only (the project roles of a former owner are set as the form says).
-    const demoted = await post(page(`members/${member.id}`), ownerSession, { csrf: ownerSession.csrf, role: 'member', [`project_role_${projectIds[0]}`]: 'editor' });
+    const demoted = await post(page(`members/${member.id}`), ownerSession, {
+      csrf: ownerSession.csrf,
+      role: 'member',
+      [`project_role_${projectIds[0]}`]: 'editor',
+    });
     expect(demoted.status).toBe(303);
-    expect(await eventually(() => projectsOnB(memberGrant.token), (p) => Object.keys(p).length === 1, SOON, 20)).toEqual({ [projectIds[0]]: 'editor' });
+    expect(
+      await eventually(
+        () => projectsOnB(memberGrant.token),
+        (p) => Object.keys(p).length === 1,
+        SOON,
+        20,
+      ),
+    ).toEqual({ [projectIds[0]]: 'editor' });
     expect((await members()).find((m) => m.user_id === member.id)?.role).toBe('member');
   });
 
@@ -200,7 +255,11 @@ describe('console members', () => {
     const res = await post(page(`members/${member.id}`), ownerSession, { csrf: ownerSession.csrf, role: 'admin' });
     expect(res.status).toBe(400);
     expect(res.text).toContain('Choose the account role');
-    const badProject = await post(page(`members/${member.id}`), ownerSession, { csrf: ownerSession.csrf, role: 'member', [`project_role_${projectIds[0]}`]: 'boss' });
+    const badProject = await post(page(`members/${member.id}`), ownerSession, {
+      csrf: ownerSession.csrf,
+      role: 'member',
+      [`project_role_${projectIds[0]}`]: 'boss',
+    });
     expect(badProject.status).toBe(400);
     expect(await projectRole(projectIds[0], member.id)).toBe('editor');
   });
@@ -213,7 +272,13 @@ describe('console members', () => {
     expect(bad.text).toContain('is not an email address');
     expect(bad.text).toContain('value="not an email"');
 
-    const res = await post(page('members'), s, { csrf: s.csrf, email: email.toUpperCase(), role: 'member', [`project_role_${projectIds[1]}`]: 'editor', [`project_role_${projectIds[0]}`]: '' });
+    const res = await post(page('members'), s, {
+      csrf: s.csrf,
+      email: email.toUpperCase(),
+      role: 'member',
+      [`project_role_${projectIds[1]}`]: 'editor',
+      [`project_role_${projectIds[0]}`]: '',
+    });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`${page('members')}?done=added`);
     const made = (await admin(a, 'get', `/admin/v1/users?email=${encodeURIComponent(email)}`)).items;
@@ -268,7 +333,14 @@ describe('console members', () => {
     const res = await post(page(`members/${member.id}/remove`), ownerSession, { csrf: ownerSession.csrf });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`${page('members')}?done=removed`);
-    expect(await eventually(() => projectsOnB(memberGrant.token), (p) => Object.keys(p).length === 0, SOON, 20)).toEqual({});
+    expect(
+      await eventually(
+        () => projectsOnB(memberGrant.token),
+        (p) => Object.keys(p).length === 0,
+        SOON,
+        20,
+      ),
+    ).toEqual({});
     expect((await members()).some((m) => m.user_id === member.id)).toBe(false);
     // Their console is gone too: the same 404 page.
     expect((await get(page(), memberSession)).status).toBe(404);

@@ -25,7 +25,6 @@ describeWithChromium('console project settings in Chromium', () => {
   let key: { key: string; id: string };
   const cspErrors: string[] = [];
 
-
   const check = (name: string) => screenshotAndCheck(page, `console-settings-${name}`);
 
   const toolNames = async () => ((await rpc(t, key.key, LIST)).body.result.tools as { name: string }[]).map((tool) => tool.name);
@@ -80,7 +79,10 @@ describeWithChromium('console project settings in Chromium', () => {
     await page.getByRole('button', { name: 'Save as version 1' }).click();
     await page.waitForURL('**/settings?done=writer');
     const v1 = await callOk(t, key.key, 'get_agent_config', {});
-    expect(v1.config).toMatchObject({ version: 1, answers: { audience: 'Home cooks who bake on weekends', topics: 'bread, pastry', length: 'medium', language: 'en' } });
+    expect(v1.config).toMatchObject({
+      version: 1,
+      answers: { audience: 'Home cooks who bake on weekends', topics: 'bread, pastry', length: 'medium', language: 'en' },
+    });
 
     await page.getByLabel(/What tone should the articles have/).fill('Playful and warm');
     await page.getByRole('button', { name: 'Save as version 2' }).click();

@@ -29,7 +29,8 @@ describe('console project settings', () => {
   let other: { accountId: string; projectId: string; session: ConsoleSession };
 
   const { get, post } = consoleHttp(() => a);
-  const settings = (rest = '', account = accountId, project = projectIds[0]) => `/console/accounts/${account}/projects/${project}/settings${rest ? `/${rest}` : ''}`;
+  const settings = (rest = '', account = accountId, project = projectIds[0]) =>
+    `/console/accounts/${account}/projects/${project}/settings${rest ? `/${rest}` : ''}`;
   const toolNames = async (t: TestApp) => ((await rpc(t, key.key, LIST)).body.result.tools as { name: string }[]).map((tool) => tool.name);
   const disabledTools = async (projectId = projectIds[0], account = accountId): Promise<string[]> =>
     (await admin(a, 'get', `/admin/v1/accounts/${account}/projects?limit=100`)).items.find((p: { id: string }) => p.id === projectId).disabled_tools;
@@ -38,10 +39,21 @@ describe('console project settings', () => {
     tool: [...page.matchAll(/name="tool" value="([a-z_]+)"/g)].map((m) => m[1]),
     enabled: [...page.matchAll(/name="enabled" value="([a-z_]+)" checked/g)].map((m) => m[1]),
   });
-  const writer = { audience: 'Home cooks', tone: 'Warm', language: 'en', topics: 'bread, baking', length: 'short', banned_words: '', image_style: 'watercolour' };
+  const writer = {
+    audience: 'Home cooks',
+    tone: 'Warm',
+    language: 'en',
+    topics: 'bread, baking',
+    length: 'short',
+    banned_words: '',
+    image_style: 'watercolour',
+  };
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, {}));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, {}));
     ({ accountId, projectIds } = await newAccountWithProjects(a, [{ name: 'Cooking' }, { name: 'Travel', disabled_tools: ['delete_article'] }]));
     const owner = await newUser(a);
     const member = await newUser(a);
@@ -140,11 +152,21 @@ describe('console project settings', () => {
     expect(form.tool).toHaveLength(14);
     expect(form.enabled).toHaveLength(14);
 
-    const off = await post(settings('tools'), s, { csrf: s.csrf, tool: form.tool, enabled: form.enabled.filter((t) => t !== 'list_articles') }, { Origin: new URL(a.config.publicUrl).origin });
+    const off = await post(
+      settings('tools'),
+      s,
+      { csrf: s.csrf, tool: form.tool, enabled: form.enabled.filter((t) => t !== 'list_articles') },
+      { Origin: new URL(a.config.publicUrl).origin },
+    );
     expect(off.status).toBe(303);
     expect(off.headers.location).toBe(`${settings()}?done=tools`);
     expect(await disabledTools()).toEqual(['list_articles']);
-    await eventually(() => toolNames(b), (names) => !names.includes('list_articles'), SOON, 20);
+    await eventually(
+      () => toolNames(b),
+      (names) => !names.includes('list_articles'),
+      SOON,
+      20,
+    );
     expect(await toolNames(a)).not.toContain('list_articles');
     expect((await get(`${settings()}?done=__proto__`, s)).text).not.toContain('class="notice"');
     const after = await get(`${settings()}?done=tools`, s);
@@ -155,7 +177,12 @@ describe('console project settings', () => {
     const on = await post(settings('tools'), s, { csrf: s.csrf, ...toolsForm(after.text), enabled: [...toolsForm(after.text).enabled, 'list_articles'] });
     expect(on.status).toBe(303);
     expect(await disabledTools()).toEqual([]);
-    await eventually(() => toolNames(b), (names) => names.includes('list_articles'), SOON, 20);
+    await eventually(
+      () => toolNames(b),
+      (names) => names.includes('list_articles'),
+      SOON,
+      20,
+    );
   });
 
   it('a tool the form did not list keeps its state; names that are no tool are ignored', async () => {
@@ -168,7 +195,7 @@ describe('console project settings', () => {
     expect(await disabledTools(projectIds[1])).toEqual(['delete_article']);
   });
 
-  it("the writer: proposed answers while unset; saving makes a version that get_agent_config answers; the same answers make none; versions newest first", async () => {
+  it('the writer: proposed answers while unset; saving makes a version that get_agent_config answers; the same answers make none; versions newest first', async () => {
     const s = ownerSession;
     const unset = await get(settings(), s);
     expect(unset.text).toContain('The writer is not set up yet');

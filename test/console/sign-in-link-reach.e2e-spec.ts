@@ -115,9 +115,21 @@ describe('console sign-in links never reach further than their maker', () => {
 
   it('API keys record their creator: the console owner, or "operator" for the admin token, in the keys list and the admin API', async () => {
     const projectIds = [(await admin(t, 'get', `/admin/v1/accounts/${accountA}/projects`)).items[0].id as string];
-    const made = await post(pageA('keys'), aliceSession, { csrf: aliceSession.csrf, name: 'alice laptop', scope: 'read', project: projectIds[0], [`role_${projectIds[0]}`]: 'viewer' });
+    const made = await post(pageA('keys'), aliceSession, {
+      csrf: aliceSession.csrf,
+      name: 'alice laptop',
+      scope: 'read',
+      project: projectIds[0],
+      [`role_${projectIds[0]}`]: 'viewer',
+    });
     expect(made.status).toBe(201);
-    await admin(t, 'post', `/admin/v1/accounts/${accountA}/api-keys`, { name: 'ops key', scopes: ['read'], projects: [{ project_id: projectIds[0], role: 'viewer' }] }, 201);
+    await admin(
+      t,
+      'post',
+      `/admin/v1/accounts/${accountA}/api-keys`,
+      { name: 'ops key', scopes: ['read'], projects: [{ project_id: projectIds[0], role: 'viewer' }] },
+      201,
+    );
     const keys = (await admin(t, 'get', `/admin/v1/accounts/${accountA}/api-keys`)).items as { name: string; created_by: string }[];
     expect(keys.find((k) => k.name === 'alice laptop')?.created_by).toBe(alice.id);
     expect(keys.find((k) => k.name === 'ops key')?.created_by).toBe('operator');

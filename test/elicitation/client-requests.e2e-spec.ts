@@ -112,7 +112,10 @@ describe('elicitation/create across instances (raw HTTP)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
     expect(cancelled).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: request.id, reason: expect.any(String) } });
     const messages = await call.done;
-    expect(toolJson(messages[messages.length - 1].result).error).toEqual({ code: 'timeout', message: expect.stringContaining('did not answer elicitation/create within 1.5 s') });
+    expect(toolJson(messages[messages.length - 1].result).error).toEqual({
+      code: 'timeout',
+      message: expect.stringContaining('did not answer elicitation/create within 1.5 s'),
+    });
     expect((await respond(a, tenant.key, headers, request.id, { result: { action: 'accept', content: { confirm: true } } })).status).toBe(202);
     expect(await articleLive(a, tenant.key, article.id)).toBe(true);
     expect(await pendingRequests(db.url, sessionId)).toEqual([]);
@@ -123,7 +126,12 @@ describe('elicitation/create across instances (raw HTTP)', () => {
     const article = await newArticle(a, tenant.key);
     const { headers } = await rawSession(a, tenant.key);
     const { call } = await startDelete(a, tenant.key, headers, article.id, 'call-9');
-    const sent = await rpc(b, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'call-9', reason: 'changed my mind' } }, headers);
+    const sent = await rpc(
+      b,
+      tenant.key,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'call-9', reason: 'changed my mind' } },
+      headers,
+    );
     expect(sent.status).toBe(202);
     const messages = await call.done;
     const last = messages[messages.length - 1];
@@ -139,7 +147,11 @@ describe('elicitation/create across instances (raw HTTP)', () => {
     const { call } = await startDelete(a, tenant.key, headers, article.id);
     expect(await pendingRequests(db.url, sessionId)).toHaveLength(1);
     call.abort();
-    await eventually(() => pendingRequests(db.url, sessionId), (rows) => rows.length === 0, 10_000);
+    await eventually(
+      () => pendingRequests(db.url, sessionId),
+      (rows) => rows.length === 0,
+      10_000,
+    );
     expect(await articleLive(a, tenant.key, article.id)).toBe(true);
   });
 
@@ -160,7 +172,12 @@ describe('elicitation/create across instances (raw HTTP)', () => {
   it('a client’s JSON-RPC error or a malformed result is a tool error, and nothing is deleted', async () => {
     const tenant = await createTenant(a);
     const { headers } = await rawSession(a, tenant.key);
-    for (const answer of [{ error: { code: -32601, message: 'Method not found' } }, { result: { action: 'maybe' } }, { result: { action: 'accept', content: 'yes' } }, { result: 'yes' }]) {
+    for (const answer of [
+      { error: { code: -32601, message: 'Method not found' } },
+      { result: { action: 'maybe' } },
+      { result: { action: 'accept', content: 'yes' } },
+      { result: 'yes' },
+    ]) {
       const article = await newArticle(a, tenant.key, `Article ${JSON.stringify(answer)}`);
       const { call, request } = await startDelete(a, tenant.key, headers, article.id);
       expect((await respond(b, tenant.key, headers, request.id, answer)).status).toBe(202);
@@ -176,7 +193,12 @@ describe('elicitation/create across instances (raw HTTP)', () => {
     const noCapability = await rawSession(a, tenant.key, { sampling: {} });
     const urlOnly = await rawSession(a, tenant.key, { elicitation: { url: {} } });
     const capable = await rawSession(a, tenant.key);
-    const cases: Record<string, string>[] = [noCapability.headers, urlOnly.headers, { 'MCP-Protocol-Version': '2025-11-25' }, { ...capable.headers, Accept: 'application/json' }];
+    const cases: Record<string, string>[] = [
+      noCapability.headers,
+      urlOnly.headers,
+      { 'MCP-Protocol-Version': '2025-11-25' },
+      { ...capable.headers, Accept: 'application/json' },
+    ];
     for (const headers of cases) {
       const article = await newArticle(a, tenant.key, `Gone ${Object.values(headers).join(' ')}`);
       const res = await rpc(a, tenant.key, toolCall(5, 'delete_article', { id: article.id }), headers);
@@ -202,7 +224,10 @@ describe('elicitation/create across instances (raw HTTP)', () => {
       somethingElse: { a: 1 },
       experimental: { feature: { on: true } },
     });
-    const stored = await withClient(db.url, async (c) => (await c.query('SELECT client_capabilities, log_level FROM mcp_sessions WHERE id = $1', [sessionId])).rows[0]);
+    const stored = await withClient(
+      db.url,
+      async (c) => (await c.query('SELECT client_capabilities, log_level FROM mcp_sessions WHERE id = $1', [sessionId])).rows[0],
+    );
     expect(stored).toEqual({ client_capabilities: { elicitation: { form: {} }, sampling: {}, experimental: { feature: { on: true } } }, log_level: null });
   });
 

@@ -5,8 +5,17 @@ import type { TestApp } from '../support/test-app.js';
 export const VERSION = '2025-11-25';
 
 /** A raw session whose client declared `capabilities`; answers the headers of its requests. */
-export async function rawSession(t: TestApp, token: string, capabilities: Record<string, unknown> = { elicitation: {} }): Promise<{ sessionId: string; headers: Record<string, string> }> {
-  const res = await rpc(t, token, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw-elicit', version: '1' } } });
+export async function rawSession(
+  t: TestApp,
+  token: string,
+  capabilities: Record<string, unknown> = { elicitation: {} },
+): Promise<{ sessionId: string; headers: Record<string, string> }> {
+  const res = await rpc(t, token, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw-elicit', version: '1' } },
+  });
   if (res.status !== 200) throw new Error(`initialize answered ${res.status}: ${res.text}`);
   const sessionId = res.headers['mcp-session-id'] as string;
   return { sessionId, headers: sessionHeaders(sessionId, VERSION) };

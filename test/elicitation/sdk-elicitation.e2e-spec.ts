@@ -74,7 +74,10 @@ describe('elicitation and sampling with the official SDK client', () => {
       const result = await client.callTool({ name: 'delete_article', arguments: { id: article.id } });
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toBeUndefined();
-      expect(toolJson(result).error).toEqual({ code: 'not_confirmed', message: expect.stringContaining(`The user ${says} the deletion of article ${article.id}; nothing was deleted.`) });
+      expect(toolJson(result).error).toEqual({
+        code: 'not_confirmed',
+        message: expect.stringContaining(`The user ${says} the deletion of article ${article.id}; nothing was deleted.`),
+      });
       expect(asked).toHaveLength(1);
       expect(await articleLive(t, tenant.key, article.id)).toBe(true);
       // Recorded as a tool error in the activity log.
@@ -109,7 +112,12 @@ describe('elicitation and sampling with the official SDK client', () => {
       const schema = form(asked[0]).requestedSchema as { properties: Record<string, any>; required: string[] };
       expect(Object.keys(schema.properties)).toEqual(SETUP_IDS);
       expect(schema.required).toEqual(SETUP_IDS.filter((id) => id !== 'banned_words'));
-      expect(schema.properties.length).toEqual({ type: 'string', title: 'How long should a typical article be?', enum: ['short', 'medium', 'long'], default: 'medium' });
+      expect(schema.properties.length).toEqual({
+        type: 'string',
+        title: 'How long should a typical article be?',
+        enum: ['short', 'medium', 'long'],
+        default: 'medium',
+      });
       expect(schema.properties.tone).toEqual({ type: 'string', title: expect.any(String), maxLength: 200, default: 'Friendly, clear and practical' });
       // No tags yet: nothing to propose for the audience.
       expect(schema.properties.audience).toEqual({ type: 'string', title: 'Who reads this blog?', maxLength: 500 });
@@ -118,7 +126,14 @@ describe('elicitation and sampling with the official SDK client', () => {
       const config = toolJson(await client.callTool({ name: 'get_agent_config', arguments: {} }));
       expect(config.config).toMatchObject({
         version: 1,
-        answers: { audience: 'Gardeners', tone: 'Friendly, clear and practical', language: 'en', topics: 'vegetables, compost', length: 'short', banned_words: '' },
+        answers: {
+          audience: 'Gardeners',
+          tone: 'Friendly, clear and practical',
+          language: 'en',
+          topics: 'vegetables, compost',
+          length: 'short',
+          banned_words: '',
+        },
       });
       // The next call has a config: no question.
       await client.callTool({ name: 'write_article', arguments: { brief: 'Compost' } });

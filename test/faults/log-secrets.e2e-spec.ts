@@ -43,7 +43,11 @@ describe('no secret in the logs of a failing request', () => {
 
   it('/admin/v1: a 500 is logged with its request, without the admin token, cookies or *token*/*secret* headers', async () => {
     await without('accounts', async () => {
-      const res = await server.http.get(`/admin/v1/accounts/${tenant.accountId}`).set('Authorization', `Bearer ${server.adminToken}`).set('Cookie', COOKIE).set(SECRET_HEADERS);
+      const res = await server.http
+        .get(`/admin/v1/accounts/${tenant.accountId}`)
+        .set('Authorization', `Bearer ${server.adminToken}`)
+        .set('Cookie', COOKIE)
+        .set(SECRET_HEADERS);
       expect(res.status).toBe(500);
     });
     await server.waitFor(missing('accounts'), 10_000);
@@ -54,7 +58,11 @@ describe('no secret in the logs of a failing request', () => {
   it('/media: a 500 is logged without the API key, in the header or the query string', async () => {
     await without('media', async () => {
       // The key in the query string too (ignored for authentication, but it stands in the logged URL).
-      const res = await server.http.get(`/media/${MISSING_ID}?access_token=${tenant.key}&api_key=${tenant.key}`).set('Authorization', `Bearer ${tenant.key}`).set('Cookie', COOKIE).set(SECRET_HEADERS);
+      const res = await server.http
+        .get(`/media/${MISSING_ID}?access_token=${tenant.key}&api_key=${tenant.key}`)
+        .set('Authorization', `Bearer ${tenant.key}`)
+        .set('Cookie', COOKIE)
+        .set(SECRET_HEADERS);
       expect(res.status).toBe(500);
     });
     await server.waitFor(missing('media'), 10_000);
@@ -63,7 +71,12 @@ describe('no secret in the logs of a failing request', () => {
 
   it('/mcp: an internal error of a tool is logged without the API key', async () => {
     await without('articles', async () => {
-      const res = await rpc(server, tenant.key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_articles', arguments: {} } }, { Cookie: COOKIE, ...SECRET_HEADERS });
+      const res = await rpc(
+        server,
+        tenant.key,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_articles', arguments: {} } },
+        { Cookie: COOKIE, ...SECRET_HEADERS },
+      );
       expect(res.body.error?.code ?? res.body.result?.isError).toBeTruthy();
     });
     await server.waitFor(missing('articles'), 10_000);

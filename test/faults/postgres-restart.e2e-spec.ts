@@ -37,7 +37,10 @@ function listArticles(agent: Agent, server: ServerProcess, token: string, id: nu
       }
       return shot({ kind: 'broken', status, detail: text.slice(0, 200) });
     },
-    (err: NodeJS.ErrnoException) => (err.code === 'ETIMEDOUT' ? shot({ kind: 'hang', detail: `no answer within ${HANG_MS} ms` }) : shot({ kind: 'broken', detail: `${err.code}: ${err.message}` })),
+    (err: NodeJS.ErrnoException) =>
+      err.code === 'ETIMEDOUT'
+        ? shot({ kind: 'hang', detail: `no answer within ${HANG_MS} ms` })
+        : shot({ kind: 'broken', detail: `${err.code}: ${err.message}` }),
   );
 }
 
@@ -79,7 +82,12 @@ describe('Postgres stopped and restarted under load', () => {
       }
     });
     // Serving under load before the database goes away.
-    await eventually(async () => shots.filter((s) => s.kind === 'ok').length, (n) => n >= 40, 10_000, 20);
+    await eventually(
+      async () => shots.filter((s) => s.kind === 'ok').length,
+      (n) => n >= 40,
+      10_000,
+      20,
+    );
     const stoppedAt = Date.now();
     await pg.stop();
     await sleep(4_000);
@@ -121,7 +129,13 @@ describe('Postgres stopped and restarted under load', () => {
     const logged = await eventually(
       () =>
         withClient(pg.url, async (c) =>
-          Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_articles' AND outcome = 'ok'`, [tenant.accountId])).rows[0].n),
+          Number(
+            (
+              await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_articles' AND outcome = 'ok'`, [
+                tenant.accountId,
+              ])
+            ).rows[0].n,
+          ),
         ),
       (n) => n === answeredOk,
       10_000,

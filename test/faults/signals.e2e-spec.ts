@@ -19,12 +19,17 @@ function post(agent: Agent, server: ServerProcess, token: string, body: object):
     ({ status, headers, text, body: json }): Outcome => {
       if (json === undefined) return { kind: 'failed', status, detail: `not JSON: ${text.slice(0, 200)}`, sentAt };
       if (status === 200 && json.result !== undefined && !json.result.isError) return { kind: 'ok', status: 200, sentAt };
-      if (status === 503 && json.error?.code === -32000 && /shutting down/.test(json.error.message) && headers.connection === 'close') return { kind: 'draining', status: 503, sentAt };
+      if (status === 503 && json.error?.code === -32000 && /shutting down/.test(json.error.message) && headers.connection === 'close')
+        return { kind: 'draining', status: 503, sentAt };
       return { kind: 'failed', status, detail: text.slice(0, 300), sentAt };
     },
     // A connection that could not be opened (refused, or reset in the accept queue of a listener that
     // closed) never delivered the request: the gateway sends it elsewhere. Anything else lost a request.
-    (err: NodeJS.ErrnoException): Outcome => ({ kind: err.syscall === 'connect' ? 'refused' : 'failed', detail: `${err.code} (${err.syscall}): ${err.message}`, sentAt }),
+    (err: NodeJS.ErrnoException): Outcome => ({
+      kind: err.syscall === 'connect' ? 'refused' : 'failed',
+      detail: `${err.code} (${err.syscall}): ${err.message}`,
+      sentAt,
+    }),
   );
 }
 
@@ -71,10 +76,22 @@ describe('SIGTERM under load', () => {
     const outcomes: Outcome[] = [];
     const loops = flood(agent, server, tenant.key, 16, outcomes, () => stop);
     // The flood is under way: its answers are coming.
-    await eventually(async () => outcomes.length, (n) => n >= 160, 10_000, 20);
+    await eventually(
+      async () => outcomes.length,
+      (n) => n >= 160,
+      10_000,
+      20,
+    );
 
     // Long calls in flight when the signal arrives.
-    const slow = Array.from({ length: 3 }, (_, i) => post(agent, server, tenant.key, { jsonrpc: '2.0', id: `slow-${i}`, method: 'tools/call', params: { name: 'write_article', arguments: { brief: `Slow ${i}` } } }));
+    const slow = Array.from({ length: 3 }, (_, i) =>
+      post(agent, server, tenant.key, {
+        jsonrpc: '2.0',
+        id: `slow-${i}`,
+        method: 'tools/call',
+        params: { name: 'write_article', arguments: { brief: `Slow ${i}` } },
+      }),
+    );
     // In flight: the server has taken all three up (their jobs exist).
     await eventually(
       () => withClient(db.url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM jobs WHERE account_id = $1`, [tenant.accountId])).rows[0].n)),
@@ -112,7 +129,13 @@ describe('SIGTERM under load', () => {
     // Every answered request is in the log: the log was flushed before the exit.
     const answered = outcomes.filter((o) => o.kind === 'ok').length + slowOutcomes.length;
     const logged = await withClient(db.url, async (c) =>
-      Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool IN ('list_projects', 'write_article')`, [tenant.accountId])).rows[0].n),
+      Number(
+        (
+          await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool IN ('list_projects', 'write_article')`, [
+            tenant.accountId,
+          ])
+        ).rows[0].n,
+      ),
     );
     expect(logged).toBe(answered);
     // The long calls were answered (with their job id when the drain cut their wait short), and their
@@ -143,7 +166,12 @@ describe('SIGKILL under load', () => {
     const outcomes: Outcome[] = [];
     const loops = flood(agent, server, tenant.key, 32, outcomes);
     // Mid-flood: batches are being written and answers are waiting for them.
-    await eventually(async () => outcomes.filter((o) => o.kind === 'ok').length, (n) => n >= 300, 10_000, 20);
+    await eventually(
+      async () => outcomes.filter((o) => o.kind === 'ok').length,
+      (n) => n >= 300,
+      10_000,
+      20,
+    );
     server.child.kill('SIGKILL');
     await expect(server.exited).resolves.toEqual({ code: null, signal: 'SIGKILL' });
     await loops;
@@ -154,7 +182,9 @@ describe('SIGKILL under load', () => {
     expect(answered).toBeGreaterThan(100);
     expect(unanswered).toBeGreaterThan(0);
     const logged = await withClient(db.url, async (c) =>
-      Number((await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_projects'`, [tenant.accountId])).rows[0].n),
+      Number(
+        (await c.query(`SELECT coalesce(sum(count), 0) AS n FROM activity_log WHERE account_id = $1 AND tool = 'list_projects'`, [tenant.accountId])).rows[0].n,
+      ),
     );
     expect(logged).toBeGreaterThanOrEqual(answered);
     expect(logged).toBeLessThanOrEqual(answered + unanswered);

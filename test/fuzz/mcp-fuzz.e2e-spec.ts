@@ -33,10 +33,7 @@ interface Answer {
 }
 
 /** What the server must answer, as far as the envelope decides it. */
-type Expected =
-  | { status: number; code: number; id: unknown }
-  | { status: 202 }
-  | { status: 200; result: 'any' | 'tool'; id: unknown };
+type Expected = { status: number; code: number; id: unknown } | { status: 202 } | { status: 200; result: 'any' | 'tool'; id: unknown };
 
 interface ToolInfo {
   properties: Record<string, { type?: string }>;
@@ -91,7 +88,8 @@ function expected(c: Case): Expected {
   if (!KNOWN_METHODS.has(method)) return { status: 200, code: -32601, id };
   const params = object.params;
   if (method === 'initialize') {
-    const ok = params !== null && typeof params === 'object' && !Array.isArray(params) && typeof (params as { protocolVersion?: unknown }).protocolVersion === 'string';
+    const ok =
+      params !== null && typeof params === 'object' && !Array.isArray(params) && typeof (params as { protocolVersion?: unknown }).protocolVersion === 'string';
     return ok ? { status: 200, result: 'any', id } : { status: 200, code: -32602, id };
   }
   if (method !== 'tools/call') return { status: 200, result: 'any', id };
@@ -143,8 +141,10 @@ function check(c: Case, a: Answer): void {
   }
   if (body.jsonrpc !== '2.0' || !('id' in body)) throw new Error(`not a JSON-RPC message: ${context}`);
   if ('code' in want) {
-    if (body.error?.code !== want.code || typeof body.error.message !== 'string' || !body.error.message) throw new Error(`expected error ${want.code}: ${context}`);
-    if (!Object.is(body.id, want.id) && JSON.stringify(body.id) !== JSON.stringify(want.id)) throw new Error(`expected id ${JSON.stringify(want.id)}: ${context}`);
+    if (body.error?.code !== want.code || typeof body.error.message !== 'string' || !body.error.message)
+      throw new Error(`expected error ${want.code}: ${context}`);
+    if (!Object.is(body.id, want.id) && JSON.stringify(body.id) !== JSON.stringify(want.id))
+      throw new Error(`expected id ${JSON.stringify(want.id)}: ${context}`);
     return;
   }
   if (!('result' in want)) throw new Error(`expected no body: ${context}`);
@@ -166,8 +166,19 @@ function check(c: Case, a: Answer): void {
 // ---- generators -----------------------------------------------------------------------------
 
 const json = fc.jsonValue({ maxDepth: 4 });
-const anyId = fc.oneof(fc.integer(), fc.string({ maxLength: 12 }), fc.double(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), fc.object({ maxDepth: 1 }));
-const unknownMethod = fc.oneof(fc.constantFrom('nope', 'tools/lists', 'TOOLS/LIST', 'resources/reads', 'x'.repeat(3000)), fc.string({ maxLength: 20 }).map((s) => `x-fuzz/${s}`));
+const anyId = fc.oneof(
+  fc.integer(),
+  fc.string({ maxLength: 12 }),
+  fc.double(),
+  fc.constant(null),
+  fc.boolean(),
+  fc.array(fc.integer(), { maxLength: 2 }),
+  fc.object({ maxDepth: 1 }),
+);
+const unknownMethod = fc.oneof(
+  fc.constantFrom('nope', 'tools/lists', 'TOOLS/LIST', 'resources/reads', 'x'.repeat(3000)),
+  fc.string({ maxLength: 20 }).map((s) => `x-fuzz/${s}`),
+);
 const method = fc.oneof(fc.constantFrom('ping', 'tools/list', 'tools/call', 'initialize'), unknownMethod, json);
 
 /** Envelopes that are almost right: every member may be missing or of a wrong type. */
@@ -176,14 +187,23 @@ const envelope = fc.record(
     jsonrpc: fc.oneof({ weight: 4, arbitrary: fc.constant('2.0') }, fc.constantFrom('1.0', 2, null, '2.0 ')),
     id: fc.oneof({ weight: 3, arbitrary: fc.integer() }, anyId),
     method,
-    params: fc.oneof(json, fc.record({ protocolVersion: fc.oneof(fc.constant('2025-06-18'), json), capabilities: json, clientInfo: json }, { requiredKeys: [] })),
+    params: fc.oneof(
+      json,
+      fc.record({ protocolVersion: fc.oneof(fc.constant('2025-06-18'), json), capabilities: json, clientInfo: json }, { requiredKeys: [] }),
+    ),
     result: json,
   },
   { requiredKeys: [] },
 );
 
 const scalarJunk = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.string({ maxLength: 30 }), fc.constant('x'.repeat(200_000)));
-const structuredJunk = fc.oneof(fc.object({ maxDepth: 2 }), fc.array(json, { maxLength: 3 }), fc.constant({ $ne: null }), fc.constant({ $gt: '' }), fc.constant(['a', 'b']));
+const structuredJunk = fc.oneof(
+  fc.object({ maxDepth: 2 }),
+  fc.array(json, { maxLength: 3 }),
+  fc.constant({ $ne: null }),
+  fc.constant({ $gt: '' }),
+  fc.constant(['a', 'b']),
+);
 
 /** tools/call with arguments of every wrong shape, against the tools this credential sees. */
 function toolCall(names: string[], params: string[]) {
@@ -197,7 +217,16 @@ function toolCall(names: string[], params: string[]) {
     jsonrpc: fc.constant('2.0'),
     id: fc.integer({ min: 1 }),
     method: fc.constant('tools/call'),
-    params: fc.oneof({ weight: 6, arbitrary: fc.record({ name: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, fc.constantFrom('delete_article', 'nope'), json), arguments: args }, { requiredKeys: ['name'] }) }, json),
+    params: fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record(
+          { name: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, fc.constantFrom('delete_article', 'nope'), json), arguments: args },
+          { requiredKeys: ['name'] },
+        ),
+      },
+      json,
+    ),
   });
 }
 
@@ -224,11 +253,22 @@ function damaged(text: string, kind: number, n: number): Buffer {
 
 const contentType = fc.oneof(
   { weight: 8, arbitrary: fc.constant('application/json') },
-  fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/event-stream'),
+  fc.constantFrom(
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/jsonx',
+    'text/event-stream',
+  ),
   fc.constant(undefined),
 );
 const version = fc.oneof({ weight: 8, arbitrary: fc.constant(undefined) }, fc.constantFrom('2025-06-18', '2025-11-25', '1999-01-01', 'garbage', ''));
-const session = fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /^[\x21-\x7e]+$/.test(s)));
+const session = fc.oneof(
+  { weight: 12, arbitrary: fc.constant(undefined) },
+  fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /^[\x21-\x7e]+$/.test(s)),
+);
 
 describe('bad input at volume (property-based)', () => {
   let server: ServerProcess;
@@ -272,7 +312,9 @@ describe('bad input at volume (property-based)', () => {
   it('answers tools/call with objects for scalars, __proto__, wrong types and huge strings with -32602 or a tool error, never an internal error', async () => {
     const names = [...tools.keys()];
     const params = [...new Set([...tools.values()].flatMap((t) => Object.keys(t.properties)))];
-    const call = fc.tuple(toolCall(names, params), fc.integer({ min: 0, max: 9 }), fc.nat()).map(([e, kind, n]) => (kind <= 1 ? damaged(JSON.stringify(e), kind, n) : Buffer.from(JSON.stringify(e))));
+    const call = fc
+      .tuple(toolCall(names, params), fc.integer({ min: 0, max: 9 }), fc.nat())
+      .map(([e, kind, n]) => (kind <= 1 ? damaged(JSON.stringify(e), kind, n) : Buffer.from(JSON.stringify(e))));
     await fc.assert(
       fc.asyncProperty(call, async (b) => run({ body: b, contentType: 'application/json' })),
       { numRuns: 600 },
@@ -284,7 +326,17 @@ describe('bad input at volume (property-based)', () => {
       { body: Buffer.alloc(MAX_BODY + 1, 0x20), contentType: 'application/json' },
       { body: Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), contentType: 'application/json' },
       { body: Buffer.from(`${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`), contentType: 'application/json' },
-      { body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'list_articles', arguments: { search: 'x'.repeat(MAX_BODY - 200) } } })), contentType: 'application/json' },
+      {
+        body: Buffer.from(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'big',
+            method: 'tools/call',
+            params: { name: 'list_articles', arguments: { search: 'x'.repeat(MAX_BODY - 200) } },
+          }),
+        ),
+        contentType: 'application/json',
+      },
       { body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'big2', method: 'x'.repeat(MAX_BODY - 100) })), contentType: 'application/json' },
     ];
     for (const c of cases) await run(c);

@@ -117,10 +117,24 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
       const home = await claudeHome(key);
       // A session in print mode reports its MCP servers and tools in its first event, before it asks
       // the model (here a closed loopback port): the run ends on that event.
-      const env = hostEnv(home, { ...CLAUDE_ENV, ANTHROPIC_API_KEY: 'no-model-in-this-test', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await freePort()}`, CLAUDE_CODE_MAX_RETRIES: '0' });
+      const env = hostEnv(home, {
+        ...CLAUDE_ENV,
+        ANTHROPIC_API_KEY: 'no-model-in-this-test',
+        ANTHROPIC_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+        CLAUDE_CODE_MAX_RETRIES: '0',
+      });
       // The init event: a whole line (one JSON object a line) of type system, subtype init.
-      const initEvent = (stdout: string) => stdout.slice(0, stdout.lastIndexOf('\n')).split('\n').find((line) => line.includes('"subtype":"init"'));
-      const session = () => runHost('claude', ['-p', 'List my projects.', '--output-format', 'stream-json', '--verbose'], { env, cwd: home, until: (out) => initEvent(out) !== undefined });
+      const initEvent = (stdout: string) =>
+        stdout
+          .slice(0, stdout.lastIndexOf('\n'))
+          .split('\n')
+          .find((line) => line.includes('"subtype":"init"'));
+      const session = () =>
+        runHost('claude', ['-p', 'List my projects.', '--output-format', 'stream-json', '--verbose'], {
+          env,
+          cwd: home,
+          until: (out) => initEvent(out) !== undefined,
+        });
       const runs = await Promise.all([session(), session()]);
       const inits = runs.map((run) => {
         const line = initEvent(run.stdout);
@@ -148,12 +162,20 @@ describe('hosts: Claude Code, Gemini CLI and Codex connect to the server', () =>
       mkdirSync(join(home, '.gemini'));
       writeFileSync(
         join(home, '.gemini', 'settings.json'),
-        JSON.stringify({ general: { enableAutoUpdate: false, enableAutoUpdateNotification: false }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
+        JSON.stringify({
+          general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+          privacy: { usageStatisticsEnabled: false },
+          telemetry: { enabled: false },
+        }),
       );
-      const add = await runHost('gemini', ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'reblog', mcpUrl, '--header', `Authorization: Bearer ${key.key}`], {
-        env: geminiEnv(home),
-        cwd: home,
-      });
+      const add = await runHost(
+        'gemini',
+        ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'reblog', mcpUrl, '--header', `Authorization: Bearer ${key.key}`],
+        {
+          env: geminiEnv(home),
+          cwd: home,
+        },
+      );
       expectPrinted(add, 'MCP server "reblog" added to user settings. (http)');
       return home;
     }

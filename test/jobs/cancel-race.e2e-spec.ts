@@ -37,7 +37,11 @@ describe('jobs: cancel racing completion', () => {
       const value = answer.json;
       if (answer.isError) {
         // Lost the race: the job had already finished, and says how.
-        expect(value.error).toEqual({ code: 'invalid_state', message: `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.`, details: { status: 'succeeded' } });
+        expect(value.error).toEqual({
+          code: 'invalid_state',
+          message: `Job "${started.job_id}" already succeeded; a finished job cannot be cancelled.`,
+          details: { status: 'succeeded' },
+        });
         outcomes.set(started.job_id, 'succeeded');
         succeeded++;
       } else {
@@ -90,14 +94,26 @@ describe('jobs: cancel racing completion', () => {
     const writeCall = (id: string, brief: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief } } });
     const cancelNote = (id: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request timed out' } });
     const articlesOf = (jobIds: string[]) =>
-      withClient(db.url, async (c) => new Map<string, number>((await c.query('SELECT job_id, count(*)::int AS n FROM articles WHERE job_id = ANY($1::uuid[]) GROUP BY job_id', [jobIds])).rows.map((r) => [r.job_id, r.n])));
+      withClient(
+        db.url,
+        async (c) =>
+          new Map<string, number>(
+            (await c.query('SELECT job_id, count(*)::int AS n FROM articles WHERE job_id = ANY($1::uuid[]) GROUP BY job_id', [jobIds])).rows.map((r) => [
+              r.job_id,
+              r.n,
+            ]),
+          ),
+      );
 
     it('after the job succeeded: the cancellation destroys nothing, the job and its article stay as they were', async () => {
       const tenant = await configuredTenant(t);
       const headers = sessionHeaders((await initSession(t, tenant.key)).sessionId);
       const started = (await rpc(t, tenant.key, writeCall('done-1', 'Finished'), headers)).body.result.structuredContent;
       expect(started.status).toBe('running');
-      const done = await eventually(() => jobRow(db.url, started.job_id), (j) => j.status !== 'queued' && j.status !== 'running');
+      const done = await eventually(
+        () => jobRow(db.url, started.job_id),
+        (j) => j.status !== 'queued' && j.status !== 'running',
+      );
       expect(done).toMatchObject({ status: 'succeeded', cancel_requested: false });
 
       expect((await rpc(t, tenant.key, cancelNote('done-1'), headers)).status).toBe(202);
@@ -106,7 +122,10 @@ describe('jobs: cancel racing completion', () => {
       expect((await articlesOf([started.job_id])).get(started.job_id)).toBe(1);
       const job = (await callTool(t, tenant.key, 'get_job', { job_id: started.job_id })).json;
       expect(job).toMatchObject({ status: 'succeeded', result: { article: { id: done.result.article.id } } });
-      expect((await callTool(t, tenant.key, 'get_article', { id: done.result.article.id })).json).toMatchObject({ id: done.result.article.id, job_id: started.job_id });
+      expect((await callTool(t, tenant.key, 'get_article', { id: done.result.article.id })).json).toMatchObject({
+        id: done.result.article.id,
+        job_id: started.job_id,
+      });
     });
 
     it('at the moment it finishes, many times: a job that produced its article keeps it; a running one is cancelled and writes nothing', async () => {
@@ -133,7 +152,11 @@ describe('jobs: cancel racing completion', () => {
       // The only worker stops once every cancelled run has finished its steps: none may write anything.
       const ids = [...outcomes.keys()];
       await eventually(
-        () => withClient(db.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) AND locked_by IS NOT NULL', [ids])).rows[0].n),
+        () =>
+          withClient(
+            db.url,
+            async (c) => (await c.query('SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) AND locked_by IS NOT NULL', [ids])).rows[0].n,
+          ),
         (n) => n === 0,
       );
       await t.close();

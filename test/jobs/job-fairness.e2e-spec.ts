@@ -16,7 +16,10 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
 
   beforeAll(async () => {
     const env = { ROLE: 'api', SYNC_BUDGET_MS: '0', JOBS_MAX_QUEUED_PER_ACCOUNT: '3' };
-    ({ db, apps: [a, b] } = await startInstances(env, env));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances(env, env));
   });
   afterAll(() => db?.drop());
 
@@ -33,7 +36,8 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
     const { error } = refused.json;
     expect(error).toEqual({
       code: 'too_many_jobs',
-      message: 'This account already has 3 jobs queued, the most it may have (limit 3); wait for one to finish (get_job) or cancel one (cancel_job), then call generate_image again.',
+      message:
+        'This account already has 3 jobs queued, the most it may have (limit 3); wait for one to finish (get_job) or cancel one (cancel_job), then call generate_image again.',
       details: { queued: 3, limit: 3 },
     });
     expect(await queuedOf(db.url, tenant.accountId)).toBe(3);
@@ -61,7 +65,8 @@ describe('jobs: per-account caps on queued jobs (JOBS_MAX_QUEUED_PER_ACCOUNT)', 
       const tenant = await configuredTenant(api);
       const call = callTool(api, tenant.key, 'write_article', { brief: 'Ended while nobody listens' });
       const jobId = await eventually(
-        () => withClient(db.url, async (c) => (await c.query(`SELECT id FROM jobs WHERE account_id = $1`, [tenant.accountId])).rows[0]?.id as string | undefined),
+        () =>
+          withClient(db.url, async (c) => (await c.query(`SELECT id FROM jobs WHERE account_id = $1`, [tenant.accountId])).rows[0]?.id as string | undefined),
         (id) => id !== undefined,
       );
       await withClient(db.url, async (c) => {
@@ -107,7 +112,12 @@ describe('jobs: fair claims across accounts (JOBS_MAX_RUNNING_PER_ACCOUNT), and 
     const lone = (await callOk(t, late.key, 'write_article', { brief: 'Lone job' })).job_id as string;
 
     const rows = await eventually(
-      () => withClient(db.url, async (c) => (await c.query(`SELECT id, account_id, status, started_at, finished_at FROM jobs WHERE id = ANY($1::uuid[])`, [[...backlog, lone]])).rows),
+      () =>
+        withClient(
+          db.url,
+          async (c) =>
+            (await c.query(`SELECT id, account_id, status, started_at, finished_at FROM jobs WHERE id = ANY($1::uuid[])`, [[...backlog, lone]])).rows,
+        ),
       (all) => all.every((j) => j.status === 'succeeded'),
     );
     const loneRow = rows.find((j) => j.id === lone)!;

@@ -39,7 +39,11 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
       (j) => j.status !== 'running',
     );
     expect(done).toMatchObject({ status: 'succeeded', progress: 1 });
-    expect(done.result).toEqual({ status: 'succeeded', job_id: started.job_id, article: expect.objectContaining({ title: 'Sourdough basics', status: 'draft', source: 'ai', job_id: started.job_id }) });
+    expect(done.result).toEqual({
+      status: 'succeeded',
+      job_id: started.job_id,
+      article: expect.objectContaining({ title: 'Sourdough basics', status: 'draft', source: 'ai', job_id: started.job_id }),
+    });
     expect(new Date(done.created_at) <= new Date(done.started_at) && new Date(done.started_at) <= new Date(done.finished_at)).toBe(true);
 
     // The article is there once, readable like any other, and records the config version.
@@ -57,7 +61,10 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     expect(listed.items[1].result).toBeUndefined();
     const succeeded = await callOk(t, tenant.key, 'list_jobs', { status: 'succeeded', page_size: 1 });
     expect(succeeded.items.map((j: { id: string }) => j.id)).toEqual([started.job_id]);
-    await expect(callError(t, tenant.key, 'list_jobs', { status: 'done' })).resolves.toMatchObject({ code: 'invalid_arguments', message: expect.stringContaining('queued, running, succeeded, failed, cancelled') });
+    await expect(callError(t, tenant.key, 'list_jobs', { status: 'done' })).resolves.toMatchObject({
+      code: 'invalid_arguments',
+      message: expect.stringContaining('queued, running, succeeded, failed, cancelled'),
+    });
     await callOk(t, tenant.key, 'cancel_job', { job_id: second.job_id });
   });
 
@@ -71,7 +78,9 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
         (j) => j.status === 'succeeded',
       );
       const article = written.result.article;
-      const started = toolJson(await client.callTool({ name: 'generate_image', arguments: { prompt: 'a golden crust', article_id: article.id, aspect_ratio: '4:3' } }));
+      const started = toolJson(
+        await client.callTool({ name: 'generate_image', arguments: { prompt: 'a golden crust', article_id: article.id, aspect_ratio: '4:3' } }),
+      );
       expect(started.status).toBe('running');
       await eventually(
         () => callOk(t, tenant.key, 'get_job', { job_id: started.job_id }),
@@ -91,11 +100,15 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
       const png = Buffer.from(content[1].data!, 'base64');
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 
-      const served = await t.http.get(`/media/${view.result.media.id}`).set('Authorization', `Bearer ${tenant.key}`).buffer(true).parse((res, cb) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+      const served = await t.http
+        .get(`/media/${view.result.media.id}`)
+        .set('Authorization', `Bearer ${tenant.key}`)
+        .buffer(true)
+        .parse((res, cb) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
       expect(served.status).toBe(200);
       expect(served.headers['content-type']).toBe('image/png');
       expect(Buffer.compare(served.body as Buffer, png)).toBe(0);
@@ -119,7 +132,10 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
       (j) => j.status === 'succeeded',
     );
     for (const article_id of [theirArticle.result.article.id, '00000000-0000-7000-8000-000000000000', 'nope']) {
-      await expect(callError(t, tenant.key, 'generate_image', { prompt: 'x', article_id })).resolves.toEqual({ code: 'not_found', message: `No article with id "${article_id}" in this project.` });
+      await expect(callError(t, tenant.key, 'generate_image', { prompt: 'x', article_id })).resolves.toEqual({
+        code: 'not_found',
+        message: `No article with id "${article_id}" in this project.`,
+      });
     }
     await expect(callOk(t, tenant.key, 'list_jobs', {})).resolves.toMatchObject({ items: [] });
   });
@@ -183,14 +199,24 @@ describe('jobs: write_article and generate_image run as jobs (get_job, list_jobs
     const mixed = await t.http
       .post(`/admin/v1/accounts/${owner.accountId}/api-keys`)
       .set('Authorization', `Bearer ${t.adminToken}`)
-      .send({ name: 'mixed', scopes: ['read', 'write'], projects: [{ project_id: a, role: 'editor' }, { project_id: b, role: 'viewer' }] });
+      .send({
+        name: 'mixed',
+        scopes: ['read', 'write'],
+        projects: [
+          { project_id: a, role: 'editor' },
+          { project_id: b, role: 'viewer' },
+        ],
+      });
     const onlyA = await t.http
       .post(`/admin/v1/accounts/${owner.accountId}/api-keys`)
       .set('Authorization', `Bearer ${t.adminToken}`)
       .send({ name: 'only A', scopes: ['read', 'write'], projects: [{ project_id: a, role: 'owner' }] });
 
     const unknown = async (token: string, tool: 'get_job' | 'cancel_job', id: string) => {
-      await expect(callError(t, token, tool, { job_id: id })).resolves.toEqual({ code: 'not_found', message: `No job with id "${id}"; list_jobs lists the jobs of a project.` });
+      await expect(callError(t, token, tool, { job_id: id })).resolves.toEqual({
+        code: 'not_found',
+        message: `No job with id "${id}"; list_jobs lists the jobs of a project.`,
+      });
     };
     for (const tool of ['get_job', 'cancel_job'] as const) {
       await unknown(stranger.key, tool, inA.job_id);

@@ -53,7 +53,10 @@ describe('jobs: a call that outlives the client’s timeout', () => {
         (j) => j.status !== 'queued' && j.status !== 'running',
         30_000,
       );
-      expect(job).toMatchObject({ status: 'succeeded', result: { status: 'succeeded', job_id: answer.job_id, article: { title: 'A slow draft', source: 'ai', job_id: answer.job_id } } });
+      expect(job).toMatchObject({
+        status: 'succeeded',
+        result: { status: 'succeeded', job_id: answer.job_id, article: { title: 'A slow draft', source: 'ai', job_id: answer.job_id } },
+      });
       await expect(jobRow(db.url, answer.job_id)).resolves.toMatchObject({ cancel_requested: false });
     } finally {
       await client.close();
@@ -84,7 +87,12 @@ describe('jobs: a call that outlives the client’s timeout', () => {
   });
 
   it('a raw call that cannot hear progress gets its job id within the silent budget: no progressToken, or no event stream', async () => {
-    const call = (id: number, meta: object) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief: `Silent ${id}` }, ...meta } });
+    const call = (id: number, meta: object) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'write_article', arguments: { brief: `Silent ${id}` }, ...meta },
+    });
     const noToken = await rpc(t, tenant.key, call(1, {}));
     const noStream = await rpc(t, tenant.key, call(2, { _meta: { progressToken: 'p-2' } }), { Accept: 'application/json' });
     for (const res of [noToken, noStream]) {

@@ -8,7 +8,13 @@ import type { TestApp } from '../support/test-app.js';
 function sseMessages(body: string): any[] {
   return body
     .split(/\n\n/)
-    .map((event) => event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n'))
+    .map((event) =>
+      event
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n'),
+    )
     .filter(Boolean)
     .map((data) => JSON.parse(data));
 }
@@ -60,7 +66,11 @@ describe('progress over SSE, and notifications/cancelled', () => {
     const last = messages.pop();
     expect(messages.length).toBeGreaterThanOrEqual(3);
     for (const m of messages) {
-      expect(m).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok-1', progress: expect.any(Number), total: 1, message: expect.any(String) } });
+      expect(m).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'tok-1', progress: expect.any(Number), total: 1, message: expect.any(String) },
+      });
     }
     expect(last).toMatchObject({ jsonrpc: '2.0', id: 'req-7', result: { structuredContent: { status: 'succeeded', media: { mime_type: 'image/png' } } } });
     expect(last.result.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png' });
@@ -86,7 +96,12 @@ describe('progress over SSE, and notifications/cancelled', () => {
 
   it('a tool error after progress ends the stream as the last event', async () => {
     const tenant = await configuredTenant(t);
-    const pending = rpc(t, tenant.key, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'z' }, _meta: { progressToken: 'p' } } })
+    const pending = rpc(t, tenant.key, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'write_article', arguments: { brief: 'z' }, _meta: { progressToken: 'p' } },
+    })
       .buffer(true)
       // supertest sends on then(): start the call now.
       .then((r) => r);
@@ -100,7 +115,11 @@ describe('progress over SSE, and notifications/cancelled', () => {
     const last = sseMessages(res.text).pop();
     expect(last.id).toBe(3);
     expect(last.result.isError).toBe(true);
-    expect(toolJson(last.result).error).toEqual({ code: 'invalid_state', message: `The write_article job ${job.id} was cancelled, so nothing was written; call write_article again to start over.`, details: { job_id: job.id } });
+    expect(toolJson(last.result).error).toEqual({
+      code: 'invalid_state',
+      message: `The write_article job ${job.id} was cancelled, so nothing was written; call write_article again to start over.`,
+      details: { job_id: job.id },
+    });
   });
 
   async function callJobs(token: string) {
@@ -115,19 +134,32 @@ describe('progress over SSE, and notifications/cancelled', () => {
       const tenant = await configuredTenant(t);
       const { sessionId: session } = await initSession(t, tenant.key);
       const headers = sessionHeaders(session);
-      const pending = rpc(t, tenant.key, { jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'Cancel me' } } }, headers).then((r) => r); // sent now
+      const pending = rpc(
+        t,
+        tenant.key,
+        { jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'write_article', arguments: { brief: 'Cancel me' } } },
+        headers,
+      ).then((r) => r); // sent now
       const [job] = await eventually(
         () => callJobs(tenant.key),
         (items) => items.length === 1 && items[0].status === 'running',
       );
       // Another request id of the same session, and the same id without the session, cancel nothing.
-      for (const [id, h] of [['call-2', headers], ['call-1', {}]] as const) {
+      for (const [id, h] of [
+        ['call-2', headers],
+        ['call-1', {}],
+      ] as const) {
         const res = await rpc(other, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }, h);
         expect(res.status).toBe(202);
       }
       await expect(jobRow(db.url, job.id)).resolves.toMatchObject({ status: 'running' });
 
-      const note = await rpc(other, tenant.key, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'call-1', reason: 'The user changed their mind' } }, headers);
+      const note = await rpc(
+        other,
+        tenant.key,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'call-1', reason: 'The user changed their mind' } },
+        headers,
+      );
       expect(note.status).toBe(202);
       const answer = await pending;
       expect(answer.body.result.isError).toBe(true);
@@ -150,7 +182,12 @@ describe('progress over SSE, and notifications/cancelled', () => {
       );
       abort.abort('no longer needed');
       await expect(call).rejects.toThrow();
-      await expect(eventually(() => jobRow(db.url, job.id), (j) => j.status !== 'running')).resolves.toMatchObject({ status: 'cancelled' });
+      await expect(
+        eventually(
+          () => jobRow(db.url, job.id),
+          (j) => j.status !== 'running',
+        ),
+      ).resolves.toMatchObject({ status: 'cancelled' });
     } finally {
       await client.close();
     }
@@ -158,7 +195,8 @@ describe('progress over SSE, and notifications/cancelled', () => {
 
   it('without a session it cancels nothing: two stateless calls of one credential may share a request id', async () => {
     const tenant = await configuredTenant(t);
-    const call = (brief: string) => rpc(t, tenant.key, { jsonrpc: '2.0', id: 'same-id', method: 'tools/call', params: { name: 'write_article', arguments: { brief } } }).then((r) => r); // sent now
+    const call = (brief: string) =>
+      rpc(t, tenant.key, { jsonrpc: '2.0', id: 'same-id', method: 'tools/call', params: { name: 'write_article', arguments: { brief } } }).then((r) => r); // sent now
     const pending = [call('First client'), call('Second client')];
     const running = await eventually(
       () => callJobs(tenant.key),
@@ -187,7 +225,9 @@ describe('progress over SSE, and notifications/cancelled', () => {
     }
     const writeCall = (id: string, brief: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write_article', arguments: { brief } } });
     const articleCount = (tenant: { projectIds: string[] }) =>
-      withClient(db.url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM articles WHERE project_id = ANY($1::uuid[])`, [tenant.projectIds])).rows[0].n));
+      withClient(db.url, async (c) =>
+        Number((await c.query(`SELECT count(*) AS n FROM articles WHERE project_id = ANY($1::uuid[])`, [tenant.projectIds])).rows[0].n),
+      );
 
     it('sent before the call, to another instance: the call’s job is cancelled as it is created, nothing is written', async () => {
       const tenant = await configuredTenant(t);
@@ -238,7 +278,12 @@ describe('progress over SSE, and notifications/cancelled', () => {
       const answer = await rpc(t, tenant.key, writeCall('no-session', 'Runs'));
       expect(answer.body.result.isError).toBeFalsy();
       expect(toolJson(answer.body.result)).toMatchObject({ status: 'succeeded' });
-      await expect(withClient(db.url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM request_cancellations WHERE credential_id = $1`, [tenant.keyId])).rows[0].n)).resolves.toBe(0);
+      await expect(
+        withClient(
+          db.url,
+          async (c) => (await c.query(`SELECT count(*)::int AS n FROM request_cancellations WHERE credential_id = $1`, [tenant.keyId])).rows[0].n,
+        ),
+      ).resolves.toBe(0);
     });
   });
 });

@@ -21,7 +21,8 @@ describe('jobs across worker processes (SIGKILL, restart, SIGTERM)', () => {
   }, 180_000);
   afterAll(() => db?.drop());
 
-  const articlesOf = (jobId: string) => withClient(db.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM articles WHERE job_id = $1', [jobId])).rows[0].n as number);
+  const articlesOf = (jobId: string) =>
+    withClient(db.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM articles WHERE job_id = $1', [jobId])).rows[0].n as number);
 
   it('ROLE=api runs no worker; queued jobs are picked up when a worker starts (a restart resumes them)', async () => {
     const tenant = await configuredTenant(api);
@@ -33,7 +34,12 @@ describe('jobs across worker processes (SIGKILL, restart, SIGTERM)', () => {
 
     const w = await worker({ LOCAL_PROVIDER_DELAY_MS: '0' });
     for (const { job_id } of jobs) {
-      await expect(eventually(() => jobRow(db.url, job_id), (j) => j.status !== 'queued' && j.status !== 'running')).resolves.toMatchObject({ status: 'succeeded', attempts: 1 });
+      await expect(
+        eventually(
+          () => jobRow(db.url, job_id),
+          (j) => j.status !== 'queued' && j.status !== 'running',
+        ),
+      ).resolves.toMatchObject({ status: 'succeeded', attempts: 1 });
       await expect(articlesOf(job_id)).resolves.toBe(1);
     }
     w.child.kill('SIGKILL');
@@ -82,7 +88,12 @@ describe('jobs across worker processes (SIGKILL, restart, SIGTERM)', () => {
     await expect(jobRow(db.url, job_id)).resolves.toMatchObject({ status: 'queued', locked_by: null, attempts: 0 });
 
     const second = await worker({ LOCAL_PROVIDER_DELAY_MS: '0' });
-    await expect(eventually(() => jobRow(db.url, job_id), (j) => j.status === 'succeeded' || j.status === 'failed')).resolves.toMatchObject({ status: 'succeeded', attempts: 1 });
+    await expect(
+      eventually(
+        () => jobRow(db.url, job_id),
+        (j) => j.status === 'succeeded' || j.status === 'failed',
+      ),
+    ).resolves.toMatchObject({ status: 'succeeded', attempts: 1 });
     await expect(articlesOf(job_id)).resolves.toBe(1);
     second.child.kill('SIGKILL');
     await second.exited;

@@ -12,7 +12,13 @@ const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'aler
 function sseMessages(body: string): any[] {
   return body
     .split(/\n\n/)
-    .map((event) => event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n'))
+    .map((event) =>
+      event
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n'),
+    )
     .filter(Boolean)
     .map((data) => JSON.parse(data));
 }
@@ -23,7 +29,9 @@ function setLevel(t: TestApp, token: string, headers: Record<string, string>, le
 
 /** A raw tools/call of the logging fixture: the levels of the log messages it streamed, and whether it streamed at all. */
 async function loggedLevels(t: TestApp, token: string, headers: Record<string, string>): Promise<{ sse: boolean; levels: string[]; messages: any[] }> {
-  const res = await rpc(t, token, { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'log_every_level', arguments: {} } }, headers).buffer(true);
+  const res = await rpc(t, token, { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'log_every_level', arguments: {} } }, headers).buffer(
+    true,
+  );
   expect(res.status).toBe(200);
   const sse = /^text\/event-stream/.test(res.headers['content-type']);
   const messages = sse ? sseMessages(res.text) : [res.body];
@@ -108,7 +116,9 @@ describe('logging: logging/setLevel and notifications/message', () => {
         await client.setLoggingLevel('warning');
         const result = await client.callTool({ name: 'log_every_level', arguments: {} });
         expect(result.structuredContent).toEqual({ logged: 8 });
-        expect(seen).toEqual(['warning', 'error', 'critical', 'alert', 'emergency'].map((level) => ({ level, logger: 'log_every_level', data: { said: `${level} message` } })));
+        expect(seen).toEqual(
+          ['warning', 'error', 'critical', 'alert', 'emergency'].map((level) => ({ level, logger: 'log_every_level', data: { said: `${level} message` } })),
+        );
         seen.length = 0;
         await client.setLoggingLevel('debug');
         await client.callTool({ name: 'log_every_level', arguments: {} });
@@ -127,7 +137,11 @@ describe('logging: logging/setLevel and notifications/message', () => {
       expect(await loggedLevels(a, tenant.key, { ...sessionHeaders(sessionId), Accept: 'application/json' })).toMatchObject({ sse: false, levels: [] });
       const streamed = await loggedLevels(a, tenant.key, sessionHeaders(sessionId));
       expect(streamed).toMatchObject({ sse: true, levels: LEVELS });
-      expect(streamed.messages[0]).toEqual({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'debug', logger: 'log_every_level', data: { said: 'debug message' } } });
+      expect(streamed.messages[0]).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'debug', logger: 'log_every_level', data: { said: 'debug message' } },
+      });
     });
 
     it('a level set on instance B applies at once to the session’s next call on instance A', async () => {

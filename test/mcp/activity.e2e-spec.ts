@@ -82,31 +82,71 @@ describe('/mcp activity log', () => {
     const requests: [string, () => Promise<unknown>, Record<string, unknown>][] = [
       ['ping', () => rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'ping' }), { method: 'ping', outcome: 'ok' }],
       ['tools/list', () => rpc(t, key, { jsonrpc: '2.0', id: 2, method: 'tools/list' }), { method: 'tools/list', outcome: 'ok' }],
-      ['a call', () => rpc(t, key, call(3, 'list_articles', { project_id: projectIds[0] })), { method: 'tools/call', tool: 'list_articles', project_id: projectIds[0], outcome: 'ok' }],
+      [
+        'a call',
+        () => rpc(t, key, call(3, 'list_articles', { project_id: projectIds[0] })),
+        { method: 'tools/call', tool: 'list_articles', project_id: projectIds[0], outcome: 'ok' },
+      ],
       [
         'a tool error',
         () => rpc(t, key, call(4, 'get_article', { project_id: projectIds[0], id: MISSING_ID })),
         { method: 'tools/call', tool: 'get_article', project_id: projectIds[0], outcome: 'tool_error' },
       ],
-      ['a disabled tool', () => rpc(t, key, call(5, 'list_articles', { project_id: projectIds[1] })), { method: 'tools/call', tool: 'list_articles', project_id: projectIds[1], outcome: 'denied' }],
-      ['a schema violation', () => rpc(t, key, call(6, 'list_articles', { project_id: projectIds[0], page_size: 1000 })), { method: 'tools/call', tool: 'list_articles', outcome: 'invalid' }],
+      [
+        'a disabled tool',
+        () => rpc(t, key, call(5, 'list_articles', { project_id: projectIds[1] })),
+        { method: 'tools/call', tool: 'list_articles', project_id: projectIds[1], outcome: 'denied' },
+      ],
+      [
+        'a schema violation',
+        () => rpc(t, key, call(6, 'list_articles', { project_id: projectIds[0], page_size: 1000 })),
+        { method: 'tools/call', tool: 'list_articles', outcome: 'invalid' },
+      ],
       [
         'the argument guard',
         () => rpc(t, key, call(7, 'get_article', { handle: { $ne: null } })),
         { method: 'tools/call', tool: 'get_article', outcome: 'invalid', error: { code: -32602, message: 'Invalid value for "handle": expected a string.' } },
       ],
-      ['an unknown project', () => rpc(t, key, call(8, 'list_articles', { project_id: 'nope' })), { method: 'tools/call', outcome: 'invalid', error: expect.objectContaining({ code: -32602 }) }],
-      ['an unknown tool', () => rpc(t, key, call(9, 'nope', {})), { method: 'tools/call', tool: 'nope', outcome: 'invalid', error: { code: -32602, message: 'Unknown tool: nope' } }],
-      ['an unknown method', () => rpc(t, key, { jsonrpc: '2.0', id: 10, method: 'resources/lists' }), { method: 'resources/lists', outcome: 'invalid', error: expect.objectContaining({ code: -32601 }) }],
-      ['an unknown session', () => rpc(t, key, { jsonrpc: '2.0', id: 11, method: 'ping' }, { 'Mcp-Session-Id': 'gone' }), { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) }],
-      ['an unsupported version', () => rpc(t, key, { jsonrpc: '2.0', id: 12, method: 'ping' }, { 'MCP-Protocol-Version': '1999-01-01' }), { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32600 }) }],
+      [
+        'an unknown project',
+        () => rpc(t, key, call(8, 'list_articles', { project_id: 'nope' })),
+        { method: 'tools/call', outcome: 'invalid', error: expect.objectContaining({ code: -32602 }) },
+      ],
+      [
+        'an unknown tool',
+        () => rpc(t, key, call(9, 'nope', {})),
+        { method: 'tools/call', tool: 'nope', outcome: 'invalid', error: { code: -32602, message: 'Unknown tool: nope' } },
+      ],
+      [
+        'an unknown method',
+        () => rpc(t, key, { jsonrpc: '2.0', id: 10, method: 'resources/lists' }),
+        { method: 'resources/lists', outcome: 'invalid', error: expect.objectContaining({ code: -32601 }) },
+      ],
+      [
+        'an unknown session',
+        () => rpc(t, key, { jsonrpc: '2.0', id: 11, method: 'ping' }, { 'Mcp-Session-Id': 'gone' }),
+        { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) },
+      ],
+      [
+        'an unsupported version',
+        () => rpc(t, key, { jsonrpc: '2.0', id: 12, method: 'ping' }, { 'MCP-Protocol-Version': '1999-01-01' }),
+        { method: 'ping', outcome: 'invalid', error: expect.objectContaining({ code: -32600 }) },
+      ],
       ['malformed JSON', () => rpc(t, null, '{nope', auth), { outcome: 'invalid', error: expect.objectContaining({ code: -32700 }) }],
       ['a batch', () => rpc(t, key, [{ jsonrpc: '2.0', id: 13, method: 'ping' }]), { outcome: 'invalid', error: expect.objectContaining({ code: -32600 }) }],
       ['a notification', () => rpc(t, key, { jsonrpc: '2.0', method: 'notifications/initialized' }), { method: 'notifications/initialized', outcome: 'ok' }],
       ['a client response', () => rpc(t, key, { jsonrpc: '2.0', id: 'x', result: {} }), { outcome: 'ok' }],
       ['GET', () => t.http.get('/mcp').set(auth), { method: 'GET', outcome: 'invalid' }],
-      ['DELETE', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', session_id: sessionId, client: { name: 'raw-agent', version: '9.9.9' }, outcome: 'ok' }],
-      ['DELETE again', () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId), { method: 'DELETE', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) }],
+      [
+        'DELETE',
+        () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId),
+        { method: 'DELETE', session_id: sessionId, client: { name: 'raw-agent', version: '9.9.9' }, outcome: 'ok' },
+      ],
+      [
+        'DELETE again',
+        () => t.http.delete('/mcp').set(auth).set('Mcp-Session-Id', sessionId),
+        { method: 'DELETE', outcome: 'invalid', error: expect.objectContaining({ code: -32001 }) },
+      ],
     ];
     let before = (await activity(t, accountId)).length;
     for (const [name, send, expected] of requests) {
@@ -137,7 +177,9 @@ describe('/mcp activity log', () => {
     const { accountId, projectIds, key } = await setup();
     const sent = 24;
     const answers = await Promise.all(
-      Array.from({ length: sent }, (_, i) => (i % 3 === 0 ? rpc(t, key, { jsonrpc: '2.0', id: i, method: 'ping' }) : rpc(t, key, call(i, 'list_articles', { project_id: projectIds[i % 2] })))),
+      Array.from({ length: sent }, (_, i) =>
+        i % 3 === 0 ? rpc(t, key, { jsonrpc: '2.0', id: i, method: 'ping' }) : rpc(t, key, call(i, 'list_articles', { project_id: projectIds[i % 2] })),
+      ),
     );
     expect(answers.every((r) => r.status === 200)).toBe(true);
     const entries = await activity(t, accountId);

@@ -65,17 +65,20 @@ describe('/mcp catalogue', () => {
       expect(await names(t, tenant.key)).toEqual(expected((x) => x.scope === 'read'));
     });
 
-    it.each<[Scope[]]>([[['write']], [['write', 'generate', 'delete']]])('a key with %j and no read scope sees no read tool; calling one is "Unknown tool"', async (scopes) => {
-      const tenant = await createTenant(t, { scopes });
-      const listed = await names(t, tenant.key);
-      expect(listed).toEqual(expected((x) => scopes.includes(x.scope)));
-      for (const name of ['list_projects', 'list_articles', 'get_article']) {
-        expect(listed).not.toContain(name);
-        const res = await rpc(t, tenant.key, call(2, name, name === 'get_article' ? { handle: 'x' } : {}));
-        expect(res.status).toBe(200);
-        expect(res.body).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: `Unknown tool: ${name}` } });
-      }
-    });
+    it.each<[Scope[]]>([[['write']], [['write', 'generate', 'delete']]])(
+      'a key with %j and no read scope sees no read tool; calling one is "Unknown tool"',
+      async (scopes) => {
+        const tenant = await createTenant(t, { scopes });
+        const listed = await names(t, tenant.key);
+        expect(listed).toEqual(expected((x) => scopes.includes(x.scope)));
+        for (const name of ['list_projects', 'list_articles', 'get_article']) {
+          expect(listed).not.toContain(name);
+          const res = await rpc(t, tenant.key, call(2, name, name === 'get_article' ? { handle: 'x' } : {}));
+          expect(res.status).toBe(200);
+          expect(res.body).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: `Unknown tool: ${name}` } });
+        }
+      },
+    );
   });
 
   describe('filtered by the projects (role, disabled_tools)', () => {
@@ -112,7 +115,10 @@ describe('/mcp catalogue', () => {
     });
 
     it('a tool disabled in one of two projects is listed; on that project it is a tool error naming where it can run', async () => {
-      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Locked', disabled_tools: ['get_article', 'list_articles'] }, { name: 'Open' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [
+        { name: 'Locked', disabled_tools: ['get_article', 'list_articles'] },
+        { name: 'Open' },
+      ]);
       const [locked, open] = projectIds;
       const { key } = await newKey(t, accountId, [
         { project_id: locked, role: 'owner' },
@@ -216,9 +222,12 @@ describe('/mcp catalogue', () => {
       }
     });
 
-    it('every inputSchema and outputSchema is portable (what the MCP Inspector --strict checks: no type array, no node that constrains nothing, no remote $ref) and compiles under Ajv\'s strict mode without a warning', async () => {
+    it("every inputSchema and outputSchema is portable (what the MCP Inspector --strict checks: no type array, no node that constrains nothing, no remote $ref) and compiles under Ajv's strict mode without a warning", async () => {
       const warnings: string[] = [];
-      const ajv = new Ajv({ strict: true, logger: { log: () => undefined, warn: (...m: unknown[]) => warnings.push(m.join(' ')), error: (...m: unknown[]) => warnings.push(m.join(' ')) } });
+      const ajv = new Ajv({
+        strict: true,
+        logger: { log: () => undefined, warn: (...m: unknown[]) => warnings.push(m.join(' ')), error: (...m: unknown[]) => warnings.push(m.join(' ')) },
+      });
       ajv.addFormat('date-time', true);
       for (const projects of [1, 2]) {
         const tenant = await createTenant(t, { projects });

@@ -74,7 +74,8 @@ export function portabilityFindings(schema: unknown, path = ''): string[] {
   if (typeof node.$ref === 'string' && !node.$ref.startsWith('#')) findings.push(`${path}: $ref outside the document`);
   if (!Object.keys(node).some((key) => CONSTRAINING.has(key))) findings.push(`${path}: constrains nothing`);
   for (const key of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']) {
-    for (const [name, sub] of Object.entries((node[key] as Record<string, unknown> | undefined) ?? {})) findings.push(...portabilityFindings(sub, `${path}.${key}.${name}`));
+    for (const [name, sub] of Object.entries((node[key] as Record<string, unknown> | undefined) ?? {}))
+      findings.push(...portabilityFindings(sub, `${path}.${key}.${name}`));
   }
   for (const key of ['anyOf', 'allOf', 'oneOf', 'prefixItems']) {
     ((node[key] as unknown[] | undefined) ?? []).forEach((sub, i) => findings.push(...portabilityFindings(sub, `${path}.${key}[${i}]`)));
@@ -86,8 +87,10 @@ export function portabilityFindings(schema: unknown, path = ''): string[] {
 }
 
 const CONSTRAINING = new Set(
-  ('type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength pattern format maxItems minItems uniqueItems ' +
-    'maxProperties minProperties required dependentRequired allOf anyOf oneOf not items prefixItems contains properties patternProperties additionalProperties propertyNames $ref').split(' '),
+  (
+    'type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength pattern format maxItems minItems uniqueItems ' +
+    'maxProperties minProperties required dependentRequired allOf anyOf oneOf not items prefixItems contains properties patternProperties additionalProperties propertyNames $ref'
+  ).split(' '),
 );
 
 /** An Ajv instance with formats, for checking results against a tool's published outputSchema. */

@@ -27,7 +27,12 @@ describe('/mcp smoke', () => {
 
   it('refuses an object for a scalar', async () => {
     const tenant = await createTenant(t);
-    const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_article', arguments: { handle: { $ne: null } } } });
+    const res = await rpc(t, tenant.key, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'get_article', arguments: { handle: { $ne: null } } },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Invalid value for "handle": expected a string.' } });
   });

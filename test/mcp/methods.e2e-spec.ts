@@ -33,7 +33,13 @@ describe('/mcp methods', () => {
         id: 1,
         result: {
           protocolVersion: '2025-06-18',
-          capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} },
+          capabilities: {
+            tools: { listChanged: false },
+            resources: { subscribe: true, listChanged: false },
+            prompts: { listChanged: false },
+            completions: {},
+            logging: {},
+          },
           serverInfo: { name: 'reblog-mcp', version: '1.0.0' },
           instructions: expect.any(String),
         },
@@ -63,7 +69,13 @@ describe('/mcp methods', () => {
     it('the official SDK client sees the same server info, capabilities and instructions', async () => {
       const client = await connectClient(t, tenant.key);
       expect(client.getServerVersion()).toEqual({ name: 'reblog-mcp', version: '1.0.0' });
-      expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} });
+      expect(client.getServerCapabilities()).toEqual({
+        tools: { listChanged: false },
+        resources: { subscribe: true, listChanged: false },
+        prompts: { listChanged: false },
+        completions: {},
+        logging: {},
+      });
       expect(client.getInstructions()).toMatch(/^Reblog MCP server\. Tools act on your articles and projects\./);
       await client.close();
     });
@@ -104,11 +116,14 @@ describe('/mcp methods', () => {
   });
 
   describe('unknown methods', () => {
-    it.each(['resources/lists', 'prompts/lists', 'tools/lists', 'logging/getLevel', 'server/discover', ''])('"%s" is -32601 with HTTP 200 and the id', async (method) => {
-      const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 'm-1', method });
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ jsonrpc: '2.0', id: 'm-1', error: { code: -32601, message: expect.any(String) } });
-    });
+    it.each(['resources/lists', 'prompts/lists', 'tools/lists', 'logging/getLevel', 'server/discover', ''])(
+      '"%s" is -32601 with HTTP 200 and the id',
+      async (method) => {
+        const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 'm-1', method });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ jsonrpc: '2.0', id: 'm-1', error: { code: -32601, message: expect.any(String) } });
+      },
+    );
 
     it('a method named like an object property is not found either', async () => {
       for (const method of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {

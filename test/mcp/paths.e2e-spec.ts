@@ -25,14 +25,23 @@ describe('paths are matched exactly', () => {
     expect(res.body.error.code).toBe('not_found');
   };
 
-  it.each(['/MCP', '/Mcp', '/mcp/', '/MCP/', '/mcp//', '/mcp/x'])('POST %s is 404, with or without a body; a body that is not JSON is 400 as on any REST path', async (path) => {
-    const post = (body: string) => t.http.post(path).set('Authorization', `Bearer ${tenant.key}`).set('Content-Type', 'application/json').set('Accept', 'application/json, text/event-stream').send(body);
-    expectNotFound(await post(PING));
-    expectNotFound(await post(''));
-    const garbage = await post('{"not json');
-    expect(garbage.status).toBe(400);
-    expect(garbage.body.error.code).toBe('invalid_json');
-  });
+  it.each(['/MCP', '/Mcp', '/mcp/', '/MCP/', '/mcp//', '/mcp/x'])(
+    'POST %s is 404, with or without a body; a body that is not JSON is 400 as on any REST path',
+    async (path) => {
+      const post = (body: string) =>
+        t.http
+          .post(path)
+          .set('Authorization', `Bearer ${tenant.key}`)
+          .set('Content-Type', 'application/json')
+          .set('Accept', 'application/json, text/event-stream')
+          .send(body);
+      expectNotFound(await post(PING));
+      expectNotFound(await post(''));
+      const garbage = await post('{"not json');
+      expect(garbage.status).toBe(400);
+      expect(garbage.body.error.code).toBe('invalid_json');
+    },
+  );
 
   it.each(['get', 'delete'] as const)('%s /MCP and /mcp/ are 404', async (method) => {
     for (const path of ['/MCP', '/mcp/']) expectNotFound(await t.http[method](path).set('Authorization', `Bearer ${tenant.key}`));
@@ -55,7 +64,9 @@ describe('paths are matched exactly', () => {
     ['get', `/Media/${MISSING_ID}`],
     ['get', `/media/${MISSING_ID}/`],
   ] as const)('%s %s is 404', async (method, path) => {
-    const res = await t.http[method](path.replace(':account', accountId)).set('Authorization', `Bearer ${t.adminToken}`).send(method === 'post' ? { name: 'x', owner_email: 'x@example.com' } : undefined);
+    const res = await t.http[method](path.replace(':account', accountId))
+      .set('Authorization', `Bearer ${t.adminToken}`)
+      .send(method === 'post' ? { name: 'x', owner_email: 'x@example.com' } : undefined);
     expectNotFound(res);
   });
 

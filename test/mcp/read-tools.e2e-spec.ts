@@ -7,7 +7,23 @@ import { expectToolError, expectToolResult, seedArticle } from './mcp-e2e-helper
 
 // The read tools (docs/protocol.md#the-tools) and tenancy: other accounts' ids behave exactly like unknown ones.
 const SUMMARY_KEYS = ['id', 'handle', 'title', 'excerpt', 'status', 'tags', 'published_at', 'updated_at', 'version'];
-const ARTICLE_KEYS = ['id', 'project_id', 'handle', 'title', 'excerpt', 'body', 'status', 'tags', 'published_at', 'created_at', 'updated_at', 'version', 'featured_image_id', 'source', 'job_id'];
+const ARTICLE_KEYS = [
+  'id',
+  'project_id',
+  'handle',
+  'title',
+  'excerpt',
+  'body',
+  'status',
+  'tags',
+  'published_at',
+  'created_at',
+  'updated_at',
+  'version',
+  'featured_image_id',
+  'source',
+  'job_id',
+];
 
 describe('/mcp read tools', () => {
   let t: TestApp;
@@ -138,7 +154,10 @@ describe('/mcp read tools', () => {
       await seed('Newsletter issue', 'published', ['newsletter']);
       await seed('Draft other', 'draft', []);
       const c = await connectClient(t, p.key);
-      const titles = async (args: Record<string, unknown>) => expectToolResult(await tool(c, 'list_articles', args)).items.map((a: any) => a.title).sort();
+      const titles = async (args: Record<string, unknown>) =>
+        expectToolResult(await tool(c, 'list_articles', args))
+          .items.map((a: any) => a.title)
+          .sort();
       expect(await titles({ status: 'draft' })).toEqual(['Draft news', 'Draft other']);
       expect(await titles({ status: 'published' })).toEqual(['Newsletter issue', 'Published news']);
       expect(await titles({ status: 'archived' })).toEqual([]);
@@ -157,7 +176,10 @@ describe('/mcp read tools', () => {
       await seedArticle(t, p.accountId, p.projectIds[0], { title: 'Unrelated title', handle: 'secret-slug' });
       await seedArticle(t, p.accountId, p.projectIds[0], { title: 'Something else' });
       const c = await connectClient(t, p.key);
-      const titles = async (search: string) => expectToolResult(await tool(c, 'list_articles', { search })).items.map((a: any) => a.title).sort();
+      const titles = async (search: string) =>
+        expectToolResult(await tool(c, 'list_articles', { search }))
+          .items.map((a: any) => a.title)
+          .sort();
       expect(await titles('hello')).toEqual(['Hello World']);
       expect(await titles('O WOR')).toEqual(['Hello World']);
       expect(await titles('hello-world')).toEqual(['Hello World']);
@@ -175,7 +197,10 @@ describe('/mcp read tools', () => {
         await seedArticle(t, p.accountId, p.projectIds[0], { title });
       }
       const c = await connectClient(t, p.key);
-      const titles = async (search: string) => expectToolResult(await tool(c, 'list_articles', { search })).items.map((a: any) => a.title).sort();
+      const titles = async (search: string) =>
+        expectToolResult(await tool(c, 'list_articles', { search }))
+          .items.map((a: any) => a.title)
+          .sort();
       expect(await titles('%')).toEqual(['100% pure']);
       expect(await titles('0%')).toEqual(['100% pure']);
       expect(await titles('e_c')).toEqual(['snake_case names']);
@@ -204,7 +229,12 @@ describe('/mcp read tools', () => {
     beforeAll(async () => {
       tenant = await createTenant(t);
       client = await connectClient(t, tenant.key);
-      article = await seedArticle(t, tenant.accountId, tenant.projectIds[0], { title: 'Full article', body: '# Title\n\nBody **markdown**.', excerpt: 'Ex', tags: ['a'] });
+      article = await seedArticle(t, tenant.accountId, tenant.projectIds[0], {
+        title: 'Full article',
+        body: '# Title\n\nBody **markdown**.',
+        excerpt: 'Ex',
+        tags: ['a'],
+      });
     });
     afterAll(async () => {
       await client?.close();

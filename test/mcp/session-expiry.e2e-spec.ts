@@ -37,7 +37,14 @@ describe('MCP sessions expire after SESSION_IDLE_TTL_S idle and are purged', () 
     }
     const post = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 'late', method: 'ping' }, sessionHeaders(idle));
     expect(post.status).toBe(404);
-    expect(post.body).toEqual({ jsonrpc: '2.0', id: 'late', error: { code: -32001, message: expect.stringMatching(/^Session not found: it ended, expired or belongs to another credential\. Initialize a new session\.$/) } });
+    expect(post.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'late',
+      error: {
+        code: -32001,
+        message: expect.stringMatching(/^Session not found: it ended, expired or belongs to another credential\. Initialize a new session\.$/),
+      },
+    });
     expect((await t.http.get('/mcp').set(auth()).set(sessionHeaders(idle))).status).toBe(404);
     expect((await t.http.delete('/mcp').set(auth()).set(sessionHeaders(idle))).status).toBe(404);
     expect((await rpc(t, tenant.key, PING, sessionHeaders(active))).status).toBe(200);

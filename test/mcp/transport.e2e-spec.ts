@@ -99,7 +99,11 @@ describe('/mcp transport', () => {
     });
 
     it('answers a body that is not UTF-8 with -32700 (400)', async () => {
-      const bytes = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')]);
+      const bytes = Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'),
+        Buffer.from([0xc3, 0x28, 0xff]),
+        Buffer.from('"}}'),
+      ]);
       const res = await postBytes(t, bytes, { 'Content-Type': 'application/json', ...auth() });
       expect(expectRpcError(res, 400, -32700, null).message).toMatch(/UTF-8/);
       // The same bytes made valid are served: only the encoding was wrong.
@@ -317,22 +321,30 @@ describe('/mcp transport', () => {
   });
 
   describe('Origin and Host (DNS rebinding), while listening on loopback', () => {
-    it.each(['http://localhost:1234', 'http://127.0.0.1:9', 'http://localhost', 'http://[::1]:8080', PUBLIC_URL, ...ALLOWED])('the origin %s is allowed', async (origin) => {
-      const res = await rpc(t, tenant.key, PING, { Origin: origin });
-      expect(res.status).toBe(200);
-    });
+    it.each(['http://localhost:1234', 'http://127.0.0.1:9', 'http://localhost', 'http://[::1]:8080', PUBLIC_URL, ...ALLOWED])(
+      'the origin %s is allowed',
+      async (origin) => {
+        const res = await rpc(t, tenant.key, PING, { Origin: origin });
+        expect(res.status).toBe(200);
+      },
+    );
 
     it('no Origin (a non-browser client) is allowed', async () => {
       expect((await rpc(t, tenant.key, PING)).status).toBe(200);
     });
 
-    it.each(['https://evil.example', 'http://localhost.evil.example', 'null', 'http://reblog.example.com', 'https://reblog.example.com:8443', 'https://app.example.com.evil.example', 'https://localhost:1234'])(
-      'the origin %s is 403 with a JSON-RPC error carrying the id',
-      async (origin) => {
-        const res = await rpc(t, tenant.key, PING, { Origin: origin });
-        expect(expectRpcError(res, 403, -32000, 7).message).toContain(origin);
-      },
-    );
+    it.each([
+      'https://evil.example',
+      'http://localhost.evil.example',
+      'null',
+      'http://reblog.example.com',
+      'https://reblog.example.com:8443',
+      'https://app.example.com.evil.example',
+      'https://localhost:1234',
+    ])('the origin %s is 403 with a JSON-RPC error carrying the id', async (origin) => {
+      const res = await rpc(t, tenant.key, PING, { Origin: origin });
+      expect(expectRpcError(res, 403, -32000, 7).message).toContain(origin);
+    });
 
     it.each(['localhost:1', '127.0.0.1', '127.0.0.1:80', '[::1]:3000', 'LOCALHOST:5', 'reblog.example.com'])('the Host %s is allowed', async (host) => {
       const res = await rpc(t, tenant.key, PING, { Host: host });
@@ -438,7 +450,10 @@ describe('/mcp transport', () => {
 
     it('a token in the query string is ignored (still 401)', async () => {
       for (const param of ['access_token', 'token', 'api_key', 'key']) {
-        const res = await t.http.post(`/mcp?${param}=${encodeURIComponent(tenant.key)}`).set('Content-Type', 'application/json').send(JSON.stringify(PING));
+        const res = await t.http
+          .post(`/mcp?${param}=${encodeURIComponent(tenant.key)}`)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(PING));
         expect(res.status).toBe(401);
         expect(res.headers['www-authenticate']).toBe(CHALLENGE);
       }
@@ -478,11 +493,14 @@ describe('/mcp transport', () => {
     it('a chunked body over 1 MiB (no Content-Length) is 413 too', async () => {
       const url = new URL(t.baseUrl);
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', ...auth() } }, (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', ...auth() } },
+          (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
         req.on('error', reject);
         const chunk = 'x'.repeat(64 * 1024);
         req.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');

@@ -42,14 +42,26 @@ describe('GET /media/:id', () => {
     expect((res.body as Buffer).subarray(0, 8)).toEqual(PNG_SIGNATURE);
     expect(Number(res.headers['content-length'])).toBe((res.body as Buffer).length);
 
-    const grant = await admin(t, 'post', `/admin/v1/accounts/${owner.accountId}/grants`, { client_name: 'Claude', scopes: ['read'], projects: [{ project_id: owner.projectIds[0], role: 'viewer' }] }, 201);
+    const grant = await admin(
+      t,
+      'post',
+      `/admin/v1/accounts/${owner.accountId}/grants`,
+      { client_name: 'Claude', scopes: ['read'], projects: [{ project_id: owner.projectIds[0], role: 'viewer' }] },
+      201,
+    );
     const byGrant = await get(media.id, grant.access_token);
     expect(byGrant.status).toBe(200);
     expect(Buffer.compare(byGrant.body as Buffer, res.body as Buffer)).toBe(0);
   });
 
   it('no credential, an unknown or a revoked one: 401 with the resource metadata challenge', async () => {
-    const key = await admin(t, 'post', `/admin/v1/accounts/${owner.accountId}/api-keys`, { name: 'soon revoked', scopes: ['read'], projects: [{ project_id: owner.projectIds[0], role: 'viewer' }] }, 201);
+    const key = await admin(
+      t,
+      'post',
+      `/admin/v1/accounts/${owner.accountId}/api-keys`,
+      { name: 'soon revoked', scopes: ['read'], projects: [{ project_id: owner.projectIds[0], role: 'viewer' }] },
+      201,
+    );
     await admin(t, 'delete', `/admin/v1/api-keys/${key.id}`, undefined, 204);
     for (const token of [undefined, 'rbk_' + 'x'.repeat(40), 'not-a-token', key.key]) {
       const res = await get(media.id, token);
@@ -73,7 +85,13 @@ describe('GET /media/:id', () => {
 
   it('another account’s media, an unreachable project’s media, and unknown ids are the same 404', async () => {
     const stranger = await createTenant(t);
-    const otherProjectOnly = await admin(t, 'post', `/admin/v1/accounts/${owner.accountId}/api-keys`, { name: 'project 2 only', scopes: ['read', 'write', 'generate'], projects: [{ project_id: owner.projectIds[1], role: 'owner' }] }, 201);
+    const otherProjectOnly = await admin(
+      t,
+      'post',
+      `/admin/v1/accounts/${owner.accountId}/api-keys`,
+      { name: 'project 2 only', scopes: ['read', 'write', 'generate'], projects: [{ project_id: owner.projectIds[1], role: 'owner' }] },
+      201,
+    );
     const cases: [string, string][] = [
       [media.id, stranger.key],
       [media.id, otherProjectOnly.key],

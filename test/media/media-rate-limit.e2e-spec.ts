@@ -92,7 +92,9 @@ describe('GET /media/:id rate limit shared through Redis by two instances', () =
   it('serves 5 of 10 simultaneous reads alternating between the instances', async () => {
     const owner = await configuredTenant(a);
     const { id } = (await callOk(a, owner.key, 'generate_image', { prompt: 'a loaf of bread', aspect_ratio: '1:1' })).media;
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a).http.get(`/media/${id}`).set('Authorization', `Bearer ${owner.key}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a).http.get(`/media/${id}`).set('Authorization', `Bearer ${owner.key}`)),
+    );
     expect(answers.filter((x) => x.status === 200)).toHaveLength(5);
     expect(answers.filter((x) => x.status === 429)).toHaveLength(5);
   });

@@ -44,7 +44,12 @@ describe('generate_image with IMAGE_PROVIDER=openai: a size the model accepts fo
         fake.seen.length = 0;
         const done = await callOk(t, tenant.key, 'generate_image', { prompt: 'a lighthouse at dusk', aspect_ratio });
         const [width, height] = sizes[aspect_ratio].split('x').map(Number);
-        expect({ aspect_ratio, status: done.status, width: done.media.width, height: done.media.height }).toEqual({ aspect_ratio, status: 'succeeded', width, height });
+        expect({ aspect_ratio, status: done.status, width: done.media.width, height: done.media.height }).toEqual({
+          aspect_ratio,
+          status: 'succeeded',
+          width,
+          height,
+        });
         expect(fake.seen).toHaveLength(1);
         const sent = JSON.parse(fake.seen[0].body);
         expect(sent).toMatchObject({ model: env.IMAGE_MODEL, n: 1, size: sizes[aspect_ratio] });

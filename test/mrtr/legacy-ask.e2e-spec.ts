@@ -30,7 +30,14 @@ describe('ctx.ask in the 2025 era (official SDK client)', () => {
     clients.push(client);
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(`elicit:${request.params.message}`);
-      return { action: 'accept', content: request.params.message.includes('color') ? { color: 'green' } : request.params.message.includes('context') ? { context: 'from 2025' } : { name: 'Lee' } };
+      return {
+        action: 'accept',
+        content: request.params.message.includes('color')
+          ? { color: 'green' }
+          : request.params.message.includes('context')
+            ? { context: 'from 2025' }
+            : { name: 'Lee' },
+      };
     });
     client.setRequestHandler(CreateMessageRequestSchema, async () => {
       asked.push('sample');

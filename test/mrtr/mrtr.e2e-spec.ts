@@ -54,11 +54,26 @@ describe('input_required (2026-07-28) with the conformance fixtures', () => {
       method: 'elicitation/create',
       params: { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
     });
-    expectText(await callModern(t, key, 'test_input_required_result_elicitation', {}, { inputResponses: { user_name: accept({ name: 'Alice' }) }, requestState: r1.requestState }), 'Hello, Alice!');
+    expectText(
+      await callModern(
+        t,
+        key,
+        'test_input_required_result_elicitation',
+        {},
+        { inputResponses: { user_name: accept({ name: 'Alice' }) }, requestState: r1.requestState },
+      ),
+      'Hello, Alice!',
+    );
   });
 
   it('an answer sent without a state (none needed) completes; unknown extra keys are ignored', async () => {
-    const res = await callModern(t, key, 'test_input_required_result_elicitation', {}, { inputResponses: { user_name: accept({ name: 'Bo' }), unknown_extra_key: { x: 1 }, another_unexpected: 'v' } });
+    const res = await callModern(
+      t,
+      key,
+      'test_input_required_result_elicitation',
+      {},
+      { inputResponses: { user_name: accept({ name: 'Bo' }), unknown_extra_key: { x: 1 }, another_unexpected: 'v' } },
+    );
     expectText(res, 'Hello, Bo!');
   });
 
@@ -77,47 +92,107 @@ describe('input_required (2026-07-28) with the conformance fixtures', () => {
     const s = expectInputRequired(await callModern(t, key, 'test_input_required_result_sampling'), ['capital_question']);
     expect(s.inputRequests.capital_question.method).toBe('sampling/createMessage');
     const sample = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
-    expectText(await callModern(t, key, 'test_input_required_result_sampling', {}, { inputResponses: { capital_question: sample }, requestState: s.requestState }), 'Sampling result: Paris');
+    expectText(
+      await callModern(t, key, 'test_input_required_result_sampling', {}, { inputResponses: { capital_question: sample }, requestState: s.requestState }),
+      'Sampling result: Paris',
+    );
 
     const r = expectInputRequired(await callModern(t, key, 'test_input_required_result_list_roots'), ['client_roots']);
     expect(r.inputRequests.client_roots).toEqual({ method: 'roots/list', params: {} });
-    expectText(await callModern(t, key, 'test_input_required_result_list_roots', {}, { inputResponses: { client_roots: { roots: [{ uri: 'file:///test/root', name: 'Test Root' }] } } }), 'Found 1 root(s)');
+    expectText(
+      await callModern(
+        t,
+        key,
+        'test_input_required_result_list_roots',
+        {},
+        { inputResponses: { client_roots: { roots: [{ uri: 'file:///test/root', name: 'Test Root' }] } } },
+      ),
+      'Found 1 root(s)',
+    );
 
     const m = expectInputRequired(await callModern(t, key, 'test_input_required_result_multiple_inputs'), ['user_name', 'greeting', 'client_roots']);
     // Part of the answers: only what is missing is asked again, the rest travels in the new state.
     const partial = expectInputRequired(
-      await callModern(t, key, 'test_input_required_result_multiple_inputs', {}, { inputResponses: { user_name: accept({ name: 'Cy' }) }, requestState: m.requestState }),
+      await callModern(
+        t,
+        key,
+        'test_input_required_result_multiple_inputs',
+        {},
+        { inputResponses: { user_name: accept({ name: 'Cy' }) }, requestState: m.requestState },
+      ),
       ['greeting', 'client_roots'],
     );
-    const done = await callModern(t, key, 'test_input_required_result_multiple_inputs', {}, { inputResponses: { greeting: { ...sample, content: { type: 'text', text: 'Hi!' } }, client_roots: { roots: [] } }, requestState: partial.requestState });
+    const done = await callModern(
+      t,
+      key,
+      'test_input_required_result_multiple_inputs',
+      {},
+      { inputResponses: { greeting: { ...sample, content: { type: 'text', text: 'Hi!' } }, client_roots: { roots: [] } }, requestState: partial.requestState },
+    );
     expectText(done, 'Name: Cy; Greeting: Hi!; Roots: 0');
   });
 
   it('multi-round: each round a new state carrying the earlier answers', async () => {
     const r1 = expectInputRequired(await callModern(t, key, 'test_input_required_result_multi_round'), ['step1']);
-    const r2 = expectInputRequired(await callModern(t, key, 'test_input_required_result_multi_round', {}, { inputResponses: { step1: accept({ name: 'Dee' }) }, requestState: r1.requestState }), ['step2']);
+    const r2 = expectInputRequired(
+      await callModern(
+        t,
+        key,
+        'test_input_required_result_multi_round',
+        {},
+        { inputResponses: { step1: accept({ name: 'Dee' }) }, requestState: r1.requestState },
+      ),
+      ['step2'],
+    );
     expect(r2.requestState).not.toBe(r1.requestState);
-    expectText(await callModern(t, key, 'test_input_required_result_multi_round', {}, { inputResponses: { step2: accept({ color: 'teal' }) }, requestState: r2.requestState }), 'Multi-round complete for Dee who likes teal');
+    expectText(
+      await callModern(
+        t,
+        key,
+        'test_input_required_result_multi_round',
+        {},
+        { inputResponses: { step2: accept({ color: 'teal' }) }, requestState: r2.requestState },
+      ),
+      'Multi-round complete for Dee who likes teal',
+    );
   });
 
   it('a tampered state is -32602, never a new question', async () => {
     const r1 = expectInputRequired(await callModern(t, key, 'test_input_required_result_tampered_state'), ['confirm']);
     const answer = { confirm: accept({ ok: true }) };
-    expectStateRefused(await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: `${r1.requestState}-TAMPERED` }), /signature/);
+    expectStateRefused(
+      await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: `${r1.requestState}-TAMPERED` }),
+      /signature/,
+    );
     const [part, mac] = r1.requestState.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(part, 'base64url').toString()), cred: 'someone-else' })).toString('base64url');
-    expectStateRefused(await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: `${forged}.${mac}` }), /signature/);
+    expectStateRefused(
+      await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: `${forged}.${mac}` }),
+      /signature/,
+    );
     expectStateRefused(await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: 42 }), /./);
-    expectText(await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: r1.requestState }), 'integrity-ok: state verified (true)');
+    expectText(
+      await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: r1.requestState }),
+      'integrity-ok: state verified (true)',
+    );
   });
 
   it("another credential's state, another tool's state: -32602", async () => {
     const r1 = expectInputRequired(await callModern(t, key, 'test_input_required_result_request_state'), ['confirm']);
     const answer = { confirm: accept({ ok: true }) };
     const other = (await createTenant(t)).key;
-    expectStateRefused(await callModern(t, other, 'test_input_required_result_request_state', {}, { inputResponses: answer, requestState: r1.requestState }), /another credential/);
-    expectStateRefused(await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: r1.requestState }), /another request/);
-    expectText(await callModern(t, key, 'test_input_required_result_request_state', {}, { inputResponses: answer, requestState: r1.requestState }), 'state-ok: requestState validated');
+    expectStateRefused(
+      await callModern(t, other, 'test_input_required_result_request_state', {}, { inputResponses: answer, requestState: r1.requestState }),
+      /another credential/,
+    );
+    expectStateRefused(
+      await callModern(t, key, 'test_input_required_result_tampered_state', {}, { inputResponses: answer, requestState: r1.requestState }),
+      /another request/,
+    );
+    expectText(
+      await callModern(t, key, 'test_input_required_result_request_state', {}, { inputResponses: answer, requestState: r1.requestState }),
+      'state-ok: requestState validated',
+    );
   });
 
   it('asks only through the capabilities this request declared', async () => {
@@ -142,8 +217,15 @@ describe('input_required (2026-07-28) with the conformance fixtures', () => {
   it('prompts/get asks too, and answers the messages once answered', async () => {
     const r1 = await modern(t, key, 'prompts/get', { name: 'test_input_required_result_prompt' });
     const { requestState } = expectInputRequired(r1, ['user_context']);
-    const done = await modern(t, key, 'prompts/get', { name: 'test_input_required_result_prompt', inputResponses: { user_context: accept({ context: 'test context' }) }, requestState });
-    expect(done.result).toMatchObject({ resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'Prompt with context: test context' } }] });
+    const done = await modern(t, key, 'prompts/get', {
+      name: 'test_input_required_result_prompt',
+      inputResponses: { user_context: accept({ context: 'test context' }) },
+      requestState,
+    });
+    expect(done.result).toMatchObject({
+      resultType: 'complete',
+      messages: [{ role: 'user', content: { type: 'text', text: 'Prompt with context: test context' } }],
+    });
     // A prompts/get state is not a tools/call state.
     expectStateRefused(await callModern(t, key, 'test_input_required_result_elicitation', {}, { requestState }), /another request/);
   });
@@ -188,7 +270,13 @@ describe('input_required (2026-07-28): the product tools, and instances sharing 
     expect(r1.inputRequests.confirm.params.requestedSchema.properties.confirm.type).toBe('boolean');
     expect(await live(tenant.key, doomed.id)).toBe(true);
 
-    const done = await callModern(b, tenant.key, 'delete_article', { id: doomed.id }, { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState });
+    const done = await callModern(
+      b,
+      tenant.key,
+      'delete_article',
+      { id: doomed.id },
+      { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState },
+    );
     expect(done.result.resultType).toBe('complete');
     expect(toolJson(done.result)).toEqual({ deleted: true, id: doomed.id });
     expect(await live(tenant.key, doomed.id)).toBe(false);
@@ -207,7 +295,16 @@ describe('input_required (2026-07-28): the product tools, and instances sharing 
     const first = await article(a, tenant.key, 'First');
     const second = await article(a, tenant.key, 'Second');
     const r1 = expectInputRequired(await callModern(a, tenant.key, 'delete_article', { id: first.id }), ['confirm']);
-    expectStateRefused(await callModern(a, tenant.key, 'delete_article', { id: second.id }, { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState }), /other arguments/);
+    expectStateRefused(
+      await callModern(
+        a,
+        tenant.key,
+        'delete_article',
+        { id: second.id },
+        { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState },
+      ),
+      /other arguments/,
+    );
     expect(await live(tenant.key, second.id)).toBe(true);
   });
 
@@ -215,9 +312,24 @@ describe('input_required (2026-07-28): the product tools, and instances sharing 
     const tenant = await createTenant(a);
     const doomed = await article(a, tenant.key, 'Elsewhere');
     const r1 = expectInputRequired(await callModern(b, tenant.key, 'delete_article', { id: doomed.id }), ['confirm']);
-    expectStateRefused(await callModern(foreign, tenant.key, 'delete_article', { id: doomed.id }, { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState }), /signature/);
+    expectStateRefused(
+      await callModern(
+        foreign,
+        tenant.key,
+        'delete_article',
+        { id: doomed.id },
+        { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState },
+      ),
+      /signature/,
+    );
     expect(await live(tenant.key, doomed.id)).toBe(true);
-    const done = await callModern(a, tenant.key, 'delete_article', { id: doomed.id }, { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState });
+    const done = await callModern(
+      a,
+      tenant.key,
+      'delete_article',
+      { id: doomed.id },
+      { inputResponses: { confirm: accept({ confirm: true }) }, requestState: r1.requestState },
+    );
     expect(toolJson(done.result).deleted).toBe(true);
   });
 
@@ -239,7 +351,13 @@ describe('input_required (2026-07-28): the product tools, and instances sharing 
     // Nothing saved yet.
     expect(toolJson((await callModern(a, tenant.key, 'get_agent_config', {})).result)).toEqual({ agent: 'writer', config: null });
 
-    const done = await callModern(b, tenant.key, 'write_article', { brief: 'A vegetable garden' }, { inputResponses: { writer_setup: accept(WRITER_ANSWERS) }, requestState: r1.requestState });
+    const done = await callModern(
+      b,
+      tenant.key,
+      'write_article',
+      { brief: 'A vegetable garden' },
+      { inputResponses: { writer_setup: accept(WRITER_ANSWERS) }, requestState: r1.requestState },
+    );
     expect(done.result.resultType).toBe('complete');
     expect(done.result.isError).toBeUndefined();
     expect(toolJson(done.result).status).not.toBe('setup_required');

@@ -65,9 +65,14 @@ describe('/admin/v1/oauth-clients', () => {
     const adminGrant = await newGrant(t, person.accountId, [{ project_id: person.projectIds[0], role: 'viewer' }], ['read']);
     for (const g of [...grants, kept]) expect((await rpc(t, g.access_token, PING)).status).toBe(200);
     // A pending code of the client goes with it.
-    const pending = await authorizeCode(t, { client: claude, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes: ['read'] });
+    const pending = await authorizeCode(t, {
+      client: claude,
+      session: person.session,
+      projects: [{ project_id: person.projectIds[0], role: 'editor' }],
+      scopes: ['read'],
+    });
 
-    expect((await admin(t, 'delete', `/admin/v1/oauth-clients/${encodeURIComponent(claude.client_id)}`, undefined, 204))).toEqual({});
+    expect(await admin(t, 'delete', `/admin/v1/oauth-clients/${encodeURIComponent(claude.client_id)}`, undefined, 204)).toEqual({});
     const rows = await t.app.get(DataSource).query(`SELECT revoked_reason FROM credentials WHERE client_id = $1`, [claude.client_id]);
     expect(rows).toEqual([{ revoked_reason: 'client_deleted' }, { revoked_reason: 'client_deleted' }]);
     for (const g of grants) {
@@ -77,7 +82,12 @@ describe('/admin/v1/oauth-clients', () => {
     }
     expect((await rpc(t, kept.access_token, PING)).status).toBe(200);
     expect((await rpc(t, adminGrant.token, PING)).status).toBe(200);
-    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: grants[0].refresh_token, client_id: claude.client_id, client_secret: claude.client_secret });
+    const refreshed = await tokenRequest(t, {
+      grant_type: 'refresh_token',
+      refresh_token: grants[0].refresh_token,
+      client_id: claude.client_id,
+      client_secret: claude.client_secret,
+    });
     expect(refreshed.status).toBe(401);
     expect(refreshed.body.error).toBe('invalid_client');
     expect((await t.app.get(DataSource).query(`SELECT 1 FROM oauth_codes WHERE client_id = $1`, [claude.client_id])).length).toBe(0);
@@ -88,7 +98,12 @@ describe('/admin/v1/oauth-clients', () => {
 
   it('a metadata-document client is named by its URL, percent-encoded as one segment', async () => {
     const url = 'https://client.example.com/oauth/metadata.json';
-    await t.app.get(DataSource).query(`INSERT INTO oauth_clients (id, source, client_name, redirect_uris) VALUES ($1, 'cimd', 'Doc client', $2)`, [url, ['https://client.example.com/cb']]);
+    await t.app
+      .get(DataSource)
+      .query(`INSERT INTO oauth_clients (id, source, client_name, redirect_uris) VALUES ($1, 'cimd', 'Doc client', $2)`, [
+        url,
+        ['https://client.example.com/cb'],
+      ]);
     const listed = (await walk(t, '/admin/v1/oauth-clients', 200)).flatMap((p) => p.items).find((i) => i.id === url);
     expect(listed).toMatchObject({ source: 'cimd', client_name: 'Doc client' });
     await admin(t, 'delete', `/admin/v1/oauth-clients/${encodeURIComponent(url)}`, undefined, 204);

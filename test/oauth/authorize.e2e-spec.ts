@@ -31,7 +31,12 @@ describe('GET /oauth/authorize', () => {
     session = await signedIn(t, person.id);
     client = await newClient(t, {
       client_name: 'Acme Agent',
-      redirect_uris: ['https://app.example.com/cb?tenant=1', 'http://127.0.0.1:9999/callback', 'cursor://anysphere.cursor-mcp/oauth/callback', 'http://localhost/cb'],
+      redirect_uris: [
+        'https://app.example.com/cb?tenant=1',
+        'http://127.0.0.1:9999/callback',
+        'cursor://anysphere.cursor-mcp/oauth/callback',
+        'http://localhost/cb',
+      ],
     });
   });
   afterAll(async () => {
@@ -39,8 +44,13 @@ describe('GET /oauth/authorize', () => {
   });
 
   const params = (extra: Record<string, string | undefined> = {}) => authorizeParams(client, pkce, extra);
-  const get = (query: Record<string, string | undefined>, cookie = session.cookie) => t.http.get(`/oauth/authorize?${authorizeQuery(query)}`).set('Cookie', cookie).redirects(0);
-  const requestCount = async () => Number((await t.app.get(DataSource).query(`SELECT count(*) AS n FROM oauth_requests WHERE client_id = $1`, [client.client_id]))[0].n);
+  const get = (query: Record<string, string | undefined>, cookie = session.cookie) =>
+    t.http
+      .get(`/oauth/authorize?${authorizeQuery(query)}`)
+      .set('Cookie', cookie)
+      .redirects(0);
+  const requestCount = async () =>
+    Number((await t.app.get(DataSource).query(`SELECT count(*) AS n FROM oauth_requests WHERE client_id = $1`, [client.client_id]))[0].n);
 
   /** An HTML error page, 400, that sends nothing to the client. */
   function expectErrorPage(res: { status: number; headers: Record<string, string>; text: string }, mention: RegExp) {
@@ -56,13 +66,19 @@ describe('GET /oauth/authorize', () => {
     it('an unknown client_id', async () => expectErrorPage(await get(params({ client_id: 'no-such-client' })), /no-such-client/));
     it('no client_id', async () => expectErrorPage(await get(params({ client_id: undefined })), /client_id is missing/));
     it('client_id twice', async () => {
-      const res = await t.http.get(`/oauth/authorize?${authorizeQuery(params())}&client_id=${client.client_id}`).set('Cookie', session.cookie).redirects(0);
+      const res = await t.http
+        .get(`/oauth/authorize?${authorizeQuery(params())}&client_id=${client.client_id}`)
+        .set('Cookie', session.cookie)
+        .redirects(0);
       expectErrorPage(res, /more than once/);
     });
-    it('a redirect_uri not registered', async () => expectErrorPage(await get(params({ redirect_uri: 'https://evil.example/cb' })), /not one that Acme Agent registered/));
+    it('a redirect_uri not registered', async () =>
+      expectErrorPage(await get(params({ redirect_uri: 'https://evil.example/cb' })), /not one that Acme Agent registered/));
     it('no redirect_uri', async () => expectErrorPage(await get(params({ redirect_uri: undefined })), /no redirect_uri/));
-    it('a registered URI with another query', async () => expectErrorPage(await get(params({ redirect_uri: 'https://app.example.com/cb?tenant=2' })), /not one/));
-    it('a registered https URI on another port', async () => expectErrorPage(await get(params({ redirect_uri: 'https://app.example.com:444/cb?tenant=1' })), /not one/));
+    it('a registered URI with another query', async () =>
+      expectErrorPage(await get(params({ redirect_uri: 'https://app.example.com/cb?tenant=2' })), /not one/));
+    it('a registered https URI on another port', async () =>
+      expectErrorPage(await get(params({ redirect_uri: 'https://app.example.com:444/cb?tenant=1' })), /not one/));
     it('localhost is not 127.0.0.1 (loopback on any port, but the host as registered)', async () => {
       expectErrorPage(await get(params({ redirect_uri: 'http://localhost:9999/callback' })), /not one/);
       expectErrorPage(await get(params({ redirect_uri: 'http://127.0.0.1:5000/cb' })), /not one/);
@@ -88,12 +104,23 @@ describe('GET /oauth/authorize', () => {
 
   describe('2. other errors redirect with error, error_description, state and iss', () => {
     /** A redirect to the registered URI carrying `error`. */
-    function expectRedirectError(res: { status: number; headers: Record<string, string> }, error: string, state: string | undefined, uri = client.redirect_uris[0]) {
+    function expectRedirectError(
+      res: { status: number; headers: Record<string, string> },
+      error: string,
+      state: string | undefined,
+      uri = client.redirect_uris[0],
+    ) {
       expect(res.status).toBe(302);
       const location = res.headers.location;
       expect(location.startsWith(uri + (uri.includes('?') ? '&' : '?'))).toBe(true);
       const p = redirectParams(location);
-      expect(p).toEqual({ ...(uri.includes('tenant=1') ? { tenant: '1' } : {}), error, error_description: expect.any(String), iss: issuer, ...(state !== undefined ? { state } : {}) });
+      expect(p).toEqual({
+        ...(uri.includes('tenant=1') ? { tenant: '1' } : {}),
+        error,
+        error_description: expect.any(String),
+        iss: issuer,
+        ...(state !== undefined ? { state } : {}),
+      });
       expect(p.code).toBeUndefined();
     }
 
@@ -120,7 +147,10 @@ describe('GET /oauth/authorize', () => {
 
     it('a parameter sent twice is invalid_request', async () => {
       const query = params();
-      const res = await t.http.get(`/oauth/authorize?${authorizeQuery(query)}&scope=read&scope=write`).set('Cookie', session.cookie).redirects(0);
+      const res = await t.http
+        .get(`/oauth/authorize?${authorizeQuery(query)}&scope=read&scope=write`)
+        .set('Cookie', session.cookie)
+        .redirects(0);
       expectRedirectError(res, 'invalid_request', query.state);
     });
 
@@ -154,7 +184,9 @@ describe('GET /oauth/authorize', () => {
       expect(redirectParams((await get(q)).headers.location).error).toBe('unsupported_response_type');
       expect(redirectParams((await get({ ...q, response_type: 'code' })).headers.location).error).toBe('invalid_request');
       expect(redirectParams((await get({ ...q, response_type: 'code', code_challenge: pkce.challenge })).headers.location).error).toBe('invalid_target');
-      expect(redirectParams((await get({ ...q, response_type: 'code', code_challenge: pkce.challenge, resource: undefined })).headers.location).error).toBe('invalid_scope');
+      expect(redirectParams((await get({ ...q, response_type: 'code', code_challenge: pkce.challenge, resource: undefined })).headers.location).error).toBe(
+        'invalid_scope',
+      );
     });
 
     it('errors reach an app by its private-use scheme, and a loopback URI on the port asked', async () => {
@@ -231,7 +263,13 @@ describe('GET /oauth/authorize', () => {
       const [stored] = await t.app
         .get(DataSource)
         .query(`SELECT *, extract(epoch FROM expires_at - created_at) AS ttl FROM oauth_requests WHERE id_hash = $1`, [hashSecret(page.requestId)]);
-      expect(stored).toMatchObject({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], code_challenge: pkce.challenge, scopes: ['read', 'write', 'generate', 'delete'], used_at: null });
+      expect(stored).toMatchObject({
+        client_id: client.client_id,
+        redirect_uri: client.redirect_uris[0],
+        code_challenge: pkce.challenge,
+        scopes: ['read', 'write', 'generate', 'delete'],
+        used_at: null,
+      });
       expect(Number(stored.ttl)).toBe(600);
       const [own] = await t.app.get(DataSource).query(`SELECT id_hash FROM browser_sessions WHERE user_id = $1`, [person.id]);
       expect(stored.browser_session_hash).toEqual(own.id_hash);
@@ -239,7 +277,9 @@ describe('GET /oauth/authorize', () => {
 
     it('sends the documented CSP with form-action for the redirect origin, X-Frame-Options and no-referrer', async () => {
       const page = await openConsent(t, session, params());
-      expect(page.headers['content-security-policy']).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://app.example.com; frame-ancestors 'none'");
+      expect(page.headers['content-security-policy']).toBe(
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://app.example.com; frame-ancestors 'none'",
+      );
       expect(page.headers['x-frame-options']).toBe('DENY');
       expect(page.headers['referrer-policy']).toBe('no-referrer');
       expect(page.text).not.toMatch(/<script/i);
@@ -276,7 +316,8 @@ describe('GET /oauth/authorize', () => {
       const projects = [...page.text.matchAll(/name="project" value="([^"]+)"/g)].map((m) => m[1]);
       expect(projects).toEqual([acme.projectIds[0], acme.projectIds[1]]);
       expect(page.text).not.toContain('Acme secret');
-      const options = (id: string) => [...new RegExp(`<select name="role_${id}"[^>]*>(.*?)</select>`).exec(page.text)![1].matchAll(/value="(\w+)"/g)].map((m) => m[1]);
+      const options = (id: string) =>
+        [...new RegExp(`<select name="role_${id}"[^>]*>(.*?)</select>`).exec(page.text)![1].matchAll(/value="(\w+)"/g)].map((m) => m[1]);
       expect(options(acme.projectIds[0])).toEqual(['viewer', 'editor']);
       expect(options(acme.projectIds[1])).toEqual(['viewer']);
       expect(page.text).toMatch(new RegExp(`<option value="editor" selected>`));
@@ -284,7 +325,10 @@ describe('GET /oauth/authorize', () => {
 
     it('an account picker: links that reload the page with &account_id=, and the chosen account shows its projects', async () => {
       const page = await openConsent(t, session, params());
-      const links = [...page.text.matchAll(/<a href="(\/oauth\/authorize\?[^"]+)">([^<]+)<\/a>/g)].map((m) => ({ href: m[1].replace(/&amp;/g, '&'), name: m[2] }));
+      const links = [...page.text.matchAll(/<a href="(\/oauth\/authorize\?[^"]+)">([^<]+)<\/a>/g)].map((m) => ({
+        href: m[1].replace(/&amp;/g, '&'),
+        name: m[2],
+      }));
       expect(links).toHaveLength(1);
       expect(links[0].href).toMatch(new RegExp(`&account_id=${second.accountId}$`));
       const other = await t.http.get(links[0].href).set('Cookie', session.cookie);
@@ -323,8 +367,8 @@ describe('GET /oauth/authorize', () => {
     describe(`at most ${OPEN_REQUESTS_PER_SESSION} open requests per browser session`, () => {
       const openOf = async (cookie: string) => {
         const hash = hashSecret(cookie.slice(cookie.indexOf('=') + 1));
-        return (await t.app.get(DataSource).query(`SELECT id_hash FROM oauth_requests WHERE browser_session_hash = $1 AND used_at IS NULL`, [hash])).map((r: { id_hash: Buffer }) =>
-          r.id_hash.toString('hex'),
+        return (await t.app.get(DataSource).query(`SELECT id_hash FROM oauth_requests WHERE browser_session_hash = $1 AND used_at IS NULL`, [hash])).map(
+          (r: { id_hash: Buffer }) => r.id_hash.toString('hex'),
         ) as string[];
       };
 
@@ -338,7 +382,12 @@ describe('GET /oauth/authorize', () => {
           pages.push(page);
         }
         const open = await openOf(own.cookie);
-        expect(open.sort()).toEqual(pages.slice(5).map((p) => hashSecret(p.requestId).toString('hex')).sort());
+        expect(open.sort()).toEqual(
+          pages
+            .slice(5)
+            .map((p) => hashSecret(p.requestId).toString('hex'))
+            .sort(),
+        );
         // Another session's requests are not counted against this one.
         expect((await openConsent(t, session, params())).status).toBe(200);
         expect(await openOf(own.cookie)).toHaveLength(OPEN_REQUESTS_PER_SESSION);
@@ -381,7 +430,10 @@ describe('GET /oauth/authorize: the per-IP limit', () => {
   });
 
   it('over OAUTH_IP_RATE_LIMIT_PER_MINUTE from one address: a 429 page with Retry-After; another address, and the token endpoint, count apart', async () => {
-    const authorize = (ip: string) => t.http.get(`/oauth/authorize?${authorizeQuery({ response_type: 'code', client_id: 'nobody', redirect_uri: 'http://127.0.0.1/cb' })}`).set('X-Forwarded-For', ip);
+    const authorize = (ip: string) =>
+      t.http
+        .get(`/oauth/authorize?${authorizeQuery({ response_type: 'code', client_id: 'nobody', redirect_uri: 'http://127.0.0.1/cb' })}`)
+        .set('X-Forwarded-For', ip);
     for (let i = 0; i < 3; i++) expect((await authorize('203.0.113.7')).status).toBe(400);
     const refused = await authorize('203.0.113.7');
     expect(refused.status).toBe(429);
@@ -390,7 +442,11 @@ describe('GET /oauth/authorize: the per-IP limit', () => {
     expect(refused.headers['content-type']).toMatch(/^text\/html/);
     expect(refused.text).toContain('Too many connection requests came from your address');
     expect((await authorize('203.0.113.8')).status).toBe(400);
-    const token = await t.http.post('/oauth/token').set('X-Forwarded-For', '203.0.113.7').type('form').send({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' });
+    const token = await t.http
+      .post('/oauth/token')
+      .set('X-Forwarded-For', '203.0.113.7')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' });
     expect(token.status).toBe(401);
   });
 });

@@ -23,7 +23,10 @@ describe('fetchClientMetadataDocument', () => {
 
   it('fetches a JSON document with its Cache-Control', async () => {
     server.routes.set('/ok.json', jsonRoute({ client_id: 'x' }, { 'Cache-Control': 'public, max-age=600' }));
-    await expect(fetchClientMetadataDocument(server.url('/ok.json'), allowed())).resolves.toEqual({ body: { client_id: 'x' }, cacheControl: 'public, max-age=600' });
+    await expect(fetchClientMetadataDocument(server.url('/ok.json'), allowed())).resolves.toEqual({
+      body: { client_id: 'x' },
+      cacheControl: 'public, max-age=600',
+    });
   });
 
   it('exactly 5 KiB is read', async () => {
@@ -33,7 +36,12 @@ describe('fetchClientMetadataDocument', () => {
   });
 
   it.each([
-    ['a redirect is not followed', '/redirect', (_q: any, res: any) => res.writeHead(302, { Location: '/ok.json' }).end(), /302 \(redirects are not followed\)/],
+    [
+      'a redirect is not followed',
+      '/redirect',
+      (_q: any, res: any) => res.writeHead(302, { Location: '/ok.json' }).end(),
+      /302 \(redirects are not followed\)/,
+    ],
     ['a 404', '/missing', (_q: any, res: any) => res.writeHead(404).end(), /answered 404/],
     ['a 500', '/broken', (_q: any, res: any) => res.writeHead(500).end('{}'), /answered 500/],
     ['a declared length over 5 KiB', '/big', jsonRoute({ p: 'x'.repeat(5 * 1024) }), /larger than 5120 bytes/],
@@ -89,7 +97,21 @@ describe('fetchClientMetadataDocument', () => {
     afterAll(() => new Promise<void>((done) => listener.close(() => done())));
 
     // Every spelling of this machine (and two private networks, never dialled: the check comes first).
-    const LITERALS = ['127.0.0.1', '127.1', '0x7f.1', '2130706433', '127.255.255.254', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '0.0.0.0', '[::]', '[::ffff:0.0.0.0]', '10.0.0.1', '192.168.1.1'];
+    const LITERALS = [
+      '127.0.0.1',
+      '127.1',
+      '0x7f.1',
+      '2130706433',
+      '127.255.255.254',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '0.0.0.0',
+      '[::]',
+      '[::ffff:0.0.0.0]',
+      '10.0.0.1',
+      '192.168.1.1',
+    ];
 
     it.each(LITERALS)('%s: refused before any socket is opened', async (host) => {
       const err = await fetchClientMetadataDocument(`https://${host}:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
@@ -103,13 +125,17 @@ describe('fetchClientMetadataDocument', () => {
       expect(err).toBeInstanceOf(CimdFetchError);
       expect((err as Error).message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
       // This machine's own name, which /etc/hosts may map to loopback too (or nothing resolves it).
-      await expect(fetchClientMetadataDocument(`https://${hostname()}:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toBeInstanceOf(CimdFetchError);
+      await expect(fetchClientMetadataDocument(`https://${hostname()}:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toBeInstanceOf(
+        CimdFetchError,
+      );
       expect(connections).toBe(0);
     });
 
     it('forty fetches at once, every form: not one connection', async () => {
       const hosts = [...LITERALS, 'localhost'];
-      const fetches = Array.from({ length: 40 }, (_, i) => fetchClientMetadataDocument(`https://${hosts[i % hosts.length]}:${port}/doc-${i}.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e));
+      const fetches = Array.from({ length: 40 }, (_, i) =>
+        fetchClientMetadataDocument(`https://${hosts[i % hosts.length]}:${port}/doc-${i}.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e),
+      );
       const errors = await Promise.all(fetches);
       expect(errors.every((e) => e instanceof CimdFetchError && /not a public address/.test(e.message))).toBe(true);
       expect(connections).toBe(0);

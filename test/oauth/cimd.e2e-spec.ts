@@ -87,7 +87,8 @@ describe('metadata documents without OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS', () => {
     await t?.close();
   });
 
-  const authorize = (clientId: string) => openConsent(t, person.session, authorizeParams({ client_id: clientId, redirect_uris: ['http://127.0.0.1:5555/callback'] }, pkcePair()));
+  const authorize = (clientId: string) =>
+    openConsent(t, person.session, authorizeParams({ client_id: clientId, redirect_uris: ['http://127.0.0.1:5555/callback'] }, pkcePair()));
 
   it('forty authorize requests at once, with client ids on every spelling of a private address: no connection; the page says one sentence', async () => {
     // The URL forms a client_id may take (WHATWG-normal: 127.1, 0x7f.1 and [::ffff:127.0.0.1] are
@@ -113,7 +114,13 @@ describe('metadata documents without OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS', () => {
   it('the token endpoint answers 401 invalid_client with the same sentence, and connects nowhere either', async () => {
     for (const host of ['127.0.0.1', '[::ffff:7f00:1]', '0.0.0.0', 'localhost']) {
       const id = `https://${host}:${listener.port}/token-client.json`;
-      const res = await tokenRequest(t, { grant_type: 'authorization_code', code: 'x', code_verifier: 'v'.repeat(43), redirect_uri: 'http://127.0.0.1:5555/callback', client_id: id });
+      const res = await tokenRequest(t, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: 'http://127.0.0.1:5555/callback',
+        client_id: id,
+      });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: 'invalid_client', error_description: NOT_FETCHED(id) });
     }
@@ -141,7 +148,10 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
   const databaseUrl = process.env.DATABASE_URL!;
 
   beforeAll(async () => {
-    server = await startServer({ OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: tls.certPath, OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000' }, 180_000);
+    server = await startServer(
+      { OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: tls.certPath, OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000' },
+      180_000,
+    );
     // The helpers write people straight into the run's database, which the process shares.
     t = { ...server, config: { databaseUrl, publicUrl: server.baseUrl } } as unknown as TestApp;
     person = await consentingPerson(t, ['editor', 'viewer']);
@@ -159,8 +169,15 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
     return id;
   }
   const fetches = (id: string) => docs.requests.filter((r) => r === new URL(id).pathname).length;
-  const params = (id: string, extra: Record<string, string | undefined> = {}) => authorizeParams({ client_id: id, redirect_uris: ['http://127.0.0.1:7777/callback'] }, pkcePair(), extra);
-  const stored = (id: string) => withClient(databaseUrl, async (c) => (await c.query(`SELECT *, extract(epoch FROM document_fresh_until - document_fetched_at)::int AS fresh_s FROM oauth_clients WHERE id = $1`, [id])).rows[0]);
+  const params = (id: string, extra: Record<string, string | undefined> = {}) =>
+    authorizeParams({ client_id: id, redirect_uris: ['http://127.0.0.1:7777/callback'] }, pkcePair(), extra);
+  const stored = (id: string) =>
+    withClient(
+      databaseUrl,
+      async (c) =>
+        (await c.query(`SELECT *, extract(epoch FROM document_fresh_until - document_fetched_at)::int AS fresh_s FROM oauth_clients WHERE id = $1`, [id]))
+          .rows[0],
+    );
   const sql = (text: string, values: unknown[]) => withClient(databaseUrl, (c) => c.query(text, values));
 
   it('the whole flow: the consent page names the document’s host, the client gets a grant with no secret; stored as a cimd client', async () => {
@@ -174,12 +191,25 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
     const consent = await postConsent(t, person.session, approval(page, person.session, [{ project_id: person.projectIds[0], role: 'editor' }], ['read']));
     expect(consent.status).toBe(302);
     const { code } = redirectParams(consent.headers.location);
-    const res = await tokenRequest(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, redirect_uri: query.redirect_uri, client_id: url });
+    const res = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce.verifier,
+      redirect_uri: query.redirect_uri,
+      client_id: url,
+    });
     expect(res.status).toBe(200);
     expect((await rpc(t, res.body.access_token, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
     const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: res.body.refresh_token, client_id: url });
     expect(refreshed.status).toBe(200);
-    expect(await stored(url)).toMatchObject({ source: 'cimd', client_name: 'Claude Code', token_endpoint_auth_method: 'none', secret_hash: null, redirect_uris: document(url).redirect_uris, fresh_s: 600 });
+    expect(await stored(url)).toMatchObject({
+      source: 'cimd',
+      client_name: 'Claude Code',
+      token_endpoint_auth_method: 'none',
+      secret_hash: null,
+      redirect_uris: document(url).redirect_uris,
+      fresh_s: 600,
+    });
     const [grant] = (await sql(`SELECT name, client_id FROM credentials WHERE client_id = $1`, [url])).rows;
     expect(grant).toEqual({ name: 'Claude Code', client_id: url });
     const listed = (await admin(t, 'get', '/admin/v1/oauth-clients?limit=200', undefined, 200)).items.find((i: any) => i.id === url);
@@ -231,7 +261,10 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
   it('a changed document is read when it is fetched again', async () => {
     const id = serve();
     expect((await openConsent(t, person.session, params(id, { redirect_uri: 'http://127.0.0.1:1/new' }))).status).toBe(400);
-    docs.routes.set(new URL(id).pathname, jsonRoute(document(id, { client_name: 'Renamed', redirect_uris: ['http://127.0.0.1/new'] }), { 'Cache-Control': 'max-age=600' }));
+    docs.routes.set(
+      new URL(id).pathname,
+      jsonRoute(document(id, { client_name: 'Renamed', redirect_uris: ['http://127.0.0.1/new'] }), { 'Cache-Control': 'max-age=600' }),
+    );
     await sql(`UPDATE oauth_clients SET document_fresh_until = now() - interval '1 second' WHERE id = $1`, [id]);
     const page = await openConsent(t, person.session, params(id, { redirect_uri: 'http://127.0.0.1:1/new' }));
     expect(page.status).toBe(200);
@@ -268,7 +301,10 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
     // Another host has a line of its own; once it is out, every line about the first host is too.
     expect((await openConsent(t, person.session, params(`https://localhost:${port}/logged/0.json`))).status).toBe(400);
     await server.waitFor(new RegExp(`document of a client on localhost:${port} could not be used`), 10_000);
-    const lines = server.output().split('\n').filter((line) => line.includes(`on 127.0.0.1:${port} could not be used`));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(`on 127.0.0.1:${port} could not be used`));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0])).toMatchObject({ level: 40, msg: expect.stringMatching(new RegExp(`127\\.0\\.0\\.1:${port}.*ECONNREFUSED`)) });
   });
@@ -277,7 +313,10 @@ describe('metadata documents through a server process (NODE_EXTRA_CA_CERTS, priv
     const id = serve();
     expect((await openConsent(t, person.session, params(id))).status).toBe(200);
     docs.routes.set(new URL(id).pathname, (_q, res) => res.writeHead(503).end());
-    await sql(`UPDATE oauth_clients SET document_fresh_until = now() - interval '1 hour', document_fetched_at = now() - interval '6 days 23 hours' WHERE id = $1`, [id]);
+    await sql(
+      `UPDATE oauth_clients SET document_fresh_until = now() - interval '1 hour', document_fetched_at = now() - interval '6 days 23 hours' WHERE id = $1`,
+      [id],
+    );
     const stale = await openConsent(t, person.session, params(id));
     expect(stale.status).toBe(200);
     expect(fetches(id)).toBe(2);
@@ -305,7 +344,8 @@ describe('metadata-document fetches at once: OAUTH_CIMD_MAX_CONCURRENT_FETCHES',
   });
 
   const id = (name: string) => `https://127.0.0.1:${slow.port}/clients/${name}.json`;
-  const authorize = (clientId: string) => openConsent(t, person.session, authorizeParams({ client_id: clientId, redirect_uris: ['http://127.0.0.1:5555/callback'] }, pkcePair()));
+  const authorize = (clientId: string) =>
+    openConsent(t, person.session, authorizeParams({ client_id: clientId, redirect_uris: ['http://127.0.0.1:5555/callback'] }, pkcePair()));
 
   it('past the cap: 503 with Retry-After, on the page and at the token endpoint; room again once the fetches end', async () => {
     const held = [authorize(id('a')), authorize(id('b'))];
@@ -369,7 +409,10 @@ describe('OAUTH_CLIENT_METADATA_DOCUMENTS=false', () => {
     });
     expect(docs.connections()).toBe(connections);
     // Registration works as ever.
-    const registered = await t.http.post('/oauth/register').set('Content-Type', 'application/json').send({ redirect_uris: ['http://127.0.0.1/callback'], client_name: 'Fallback' });
+    const registered = await t.http
+      .post('/oauth/register')
+      .set('Content-Type', 'application/json')
+      .send({ redirect_uris: ['http://127.0.0.1/callback'], client_name: 'Fallback' });
     expect(registered.status).toBe(201);
   });
 });

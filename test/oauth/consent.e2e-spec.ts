@@ -57,7 +57,9 @@ describe('POST /oauth/consent', () => {
       expect(res.headers.location.startsWith('https://app.example.com/cb?')).toBe(true);
       const answer = redirectParams(res.headers.location);
       expect(answer).toEqual({ code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), state: expect.stringMatching(/^st-/), iss: issuer });
-      const [row] = await db().query(`SELECT *, extract(epoch FROM expires_at - created_at) AS ttl FROM oauth_codes WHERE code_hash = $1`, [hashSecret(answer.code)]);
+      const [row] = await db().query(`SELECT *, extract(epoch FROM expires_at - created_at) AS ttl FROM oauth_codes WHERE code_hash = $1`, [
+        hashSecret(answer.code),
+      ]);
       expect(row).toMatchObject({
         client_id: client.client_id,
         user_id: person.id,
@@ -82,7 +84,11 @@ describe('POST /oauth/consent', () => {
     });
 
     it('Origin: null (what a no-referrer page posts), its own origin, Sec-Fetch-Site same-origin are all fine', async () => {
-      const variants: Record<string, string>[] = [{ Origin: 'null' }, { Origin: new URL(issuer).origin, 'Sec-Fetch-Site': 'same-origin' }, { 'Sec-Fetch-Site': 'none' }];
+      const variants: Record<string, string>[] = [
+        { Origin: 'null' },
+        { Origin: new URL(issuer).origin, 'Sec-Fetch-Site': 'same-origin' },
+        { 'Sec-Fetch-Site': 'none' },
+      ];
       for (const headers of variants) {
         const page = await open();
         const res = await postConsent(t, session, approval(page, session, [blog()], ['read']), headers);
@@ -117,15 +123,20 @@ describe('POST /oauth/consent', () => {
       page = await open();
     });
 
-    it('no csrf', async () => expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), csrf: undefined }), /security token/));
-    it('a wrong csrf', async () => expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), csrf: 'x'.repeat(32) }), /security token/));
+    it('no csrf', async () =>
+      expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), csrf: undefined }), /security token/));
+    it('a wrong csrf', async () =>
+      expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), csrf: 'x'.repeat(32) }), /security token/));
     it('Sec-Fetch-Site: cross-site', async () =>
       expectForbidden(await postConsent(t, session, approval(page, session, [blog()], ['read']), { 'Sec-Fetch-Site': 'cross-site' }), /another site/));
-    it('a foreign Origin', async () => expectForbidden(await postConsent(t, session, approval(page, session, [blog()], ['read']), { Origin: 'https://evil.example' }), /evil\.example/));
+    it('a foreign Origin', async () =>
+      expectForbidden(await postConsent(t, session, approval(page, session, [blog()], ['read']), { Origin: 'https://evil.example' }), /evil\.example/));
     it('an Origin on another port of this host', async () =>
       expectForbidden(await postConsent(t, session, approval(page, session, [blog()], ['read']), { Origin: 'http://127.0.0.1:1' }), /posted from/));
-    it('an unknown request_id', async () => expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), request_id: 'nope' }), /unknown/));
-    it('no request_id', async () => expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), request_id: undefined }), /unknown/));
+    it('an unknown request_id', async () =>
+      expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), request_id: 'nope' }), /unknown/));
+    it('no request_id', async () =>
+      expectForbidden(await postConsent(t, session, { ...approval(page, session, [blog()], ['read']), request_id: undefined }), /unknown/));
     it('an expired request (10 minutes)', async () => {
       await db().query(`UPDATE oauth_requests SET expires_at = now() - interval '1 second' WHERE id_hash = $1`, [hashSecret(page.requestId)]);
       await expectForbidden(await postConsent(t, session, approval(page, session, [blog()], ['read'])), /expired/);
@@ -184,7 +195,11 @@ describe('POST /oauth/consent', () => {
     });
     it('an account the person does not belong to', async () => {
       const page = await open();
-      await expectAgain({ ...approval(page, session, [{ project_id: other.projectIds[0], role: 'viewer' }], ['read']), account_id: other.accountId }, /one of your accounts/, page);
+      await expectAgain(
+        { ...approval(page, session, [{ project_id: other.projectIds[0], role: 'viewer' }], ['read']), account_id: other.accountId },
+        /one of your accounts/,
+        page,
+      );
     });
     it('no decision', async () => {
       const page = await open();
@@ -214,7 +229,11 @@ describe('POST /oauth/consent', () => {
     });
     it("another account's project, or one of this account where the person has no role, is dropped", async () => {
       const page = await open();
-      const res = await postConsent(t, session, approval(page, session, [blog(), { project_id: other.projectIds[0], role: 'owner' }, { project_id: acme.projectIds[2], role: 'viewer' }], ['read']));
+      const res = await postConsent(
+        t,
+        session,
+        approval(page, session, [blog(), { project_id: other.projectIds[0], role: 'owner' }, { project_id: acme.projectIds[2], role: 'viewer' }], ['read']),
+      );
       expect(res.status).toBe(302);
       expect((await codes()).at(-1).projects).toEqual([blog()]);
     });

@@ -41,7 +41,12 @@ class OtherOAuthPages {
 @Module({ controllers: [OtherOAuthPages] })
 class OtherOAuthPagesModule {}
 
-const METADATA_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
+const METADATA_PATHS = [
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+];
 const POST_ENDPOINTS = ['/oauth/token', '/oauth/register', '/oauth/revoke'];
 
 describe('OAuth discovery', () => {
@@ -56,18 +61,24 @@ describe('OAuth discovery', () => {
   });
 
   describe('metadata documents', () => {
-    it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])('%s is the protected-resource metadata, exactly', async (path) => {
-      const res = await t.http.get(path);
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual(RESOURCE);
-    });
+    it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])(
+      '%s is the protected-resource metadata, exactly',
+      async (path) => {
+        const res = await t.http.get(path);
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body).toEqual(RESOURCE);
+      },
+    );
 
-    it.each(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'])('%s is the authorization-server metadata, every field', async (path) => {
-      const res = await t.http.get(path);
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual(SERVER);
-    });
+    it.each(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'])(
+      '%s is the authorization-server metadata, every field',
+      async (path) => {
+        const res = await t.http.get(path);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(SERVER);
+      },
+    );
 
     it('every URL comes from PUBLIC_URL, never from Host or X-Forwarded-*', async () => {
       for (const path of METADATA_PATHS) {
@@ -111,12 +122,15 @@ describe('OAuth discovery', () => {
   });
 
   describe('JSON everywhere under /oauth and /.well-known', () => {
-    it.each(['/oauth/nothing', '/oauth/', '/oauth', '/.well-known/nothing', '/.well-known/oauth-authorization-server/extra', '/oauth/token/x'])('GET %s is a JSON 404', async (path) => {
-      const res = await t.http.get(path);
-      expect(res.status).toBe(404);
-      expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
-    });
+    it.each(['/oauth/nothing', '/oauth/', '/oauth', '/.well-known/nothing', '/.well-known/oauth-authorization-server/extra', '/oauth/token/x'])(
+      'GET %s is a JSON 404',
+      async (path) => {
+        const res = await t.http.get(path);
+        expect(res.status).toBe(404);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
+      },
+    );
 
     it.each([
       ['get', '/oauth/token', 'POST, OPTIONS'],
@@ -139,7 +153,10 @@ describe('OAuth discovery', () => {
     });
 
     it('a body over the server-wide 1 MiB is a JSON 413 in the OAuth shape', async () => {
-      const res = await t.http.post('/oauth/token').set('Content-Type', 'application/x-www-form-urlencoded').send('x=' + 'a'.repeat(1024 * 1024 + 10));
+      const res = await t.http
+        .post('/oauth/token')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send('x=' + 'a'.repeat(1024 * 1024 + 10));
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
     });
@@ -193,15 +210,22 @@ describe('OAuth discovery', () => {
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     });
 
-    it.each([...METADATA_PATHS.map((p) => [p, 'GET, HEAD, OPTIONS']), ...POST_ENDPOINTS.map((p) => [p, 'POST, OPTIONS'])])('OPTIONS %s is a 204 preflight', async (path, methods) => {
-      const res = await t.http.options(path).set('Origin', 'https://app.example.net').set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'content-type, authorization');
-      expect(res.status).toBe(204);
-      expect(res.headers['access-control-allow-origin']).toBe('*');
-      expect(res.headers['access-control-allow-methods']).toBe(methods);
-      expect(res.headers['access-control-allow-headers']).toBe('Content-Type, Authorization');
-      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
-      expect(res.text).toBe('');
-    });
+    it.each([...METADATA_PATHS.map((p) => [p, 'GET, HEAD, OPTIONS']), ...POST_ENDPOINTS.map((p) => [p, 'POST, OPTIONS'])])(
+      'OPTIONS %s is a 204 preflight',
+      async (path, methods) => {
+        const res = await t.http
+          .options(path)
+          .set('Origin', 'https://app.example.net')
+          .set('Access-Control-Request-Method', 'POST')
+          .set('Access-Control-Request-Headers', 'content-type, authorization');
+        expect(res.status).toBe(204);
+        expect(res.headers['access-control-allow-origin']).toBe('*');
+        expect(res.headers['access-control-allow-methods']).toBe(methods);
+        expect(res.headers['access-control-allow-headers']).toBe('Content-Type, Authorization');
+        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+        expect(res.text).toBe('');
+      },
+    );
 
     it('POST endpoints answer CORS on their errors too', async () => {
       for (const path of POST_ENDPOINTS) {

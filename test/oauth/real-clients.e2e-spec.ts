@@ -1,5 +1,15 @@
 import { callOk } from '../support/mcp-client.js';
-import { approval, authorizeParams, consentingPerson, openConsent, pkcePair, postConsent, REAL_BODIES, redirectParams, tokenRequest } from '../support/oauth.js';
+import {
+  approval,
+  authorizeParams,
+  consentingPerson,
+  openConsent,
+  pkcePair,
+  postConsent,
+  REAL_BODIES,
+  redirectParams,
+  tokenRequest,
+} from '../support/oauth.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // The registration bodies of Cursor, Claude, ChatGPT and a loopback client (Claude Code), each taken
@@ -33,7 +43,10 @@ describe('the real clients, end to end', () => {
 
     const pkce = pkcePair();
     const redirectUri = asked(uri);
-    const params = authorizeParams({ client_id: client.client_id, redirect_uris: [redirectUri] }, pkce, { scope: 'scope' in body ? body.scope : undefined, resource: `${t.config.publicUrl}/mcp` });
+    const params = authorizeParams({ client_id: client.client_id, redirect_uris: [redirectUri] }, pkce, {
+      scope: 'scope' in body ? body.scope : undefined,
+      resource: `${t.config.publicUrl}/mcp`,
+    });
     const page = await openConsent(t, person.session, params);
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${formAction(redirectUri)};`);
@@ -46,7 +59,15 @@ describe('the real clients, end to end', () => {
     expect(answer).toEqual({ code: expect.any(String), state: params.state, iss: t.config.publicUrl });
 
     const auth = client.client_secret ? { client_secret: client.client_secret } : {};
-    const tokens = await tokenRequest(t, { grant_type: 'authorization_code', code: answer.code, code_verifier: pkce.verifier, redirect_uri: redirectUri, client_id: client.client_id, resource: `${t.config.publicUrl}/mcp`, ...auth });
+    const tokens = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: answer.code,
+      code_verifier: pkce.verifier,
+      redirect_uri: redirectUri,
+      client_id: client.client_id,
+      resource: `${t.config.publicUrl}/mcp`,
+      ...auth,
+    });
     expect(tokens.status).toBe(200);
     expect(tokens.body.scope).toBe('read');
     const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: client.client_id, ...auth });

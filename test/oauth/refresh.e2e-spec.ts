@@ -15,7 +15,12 @@ describe('POST /oauth/token: refresh_token', () => {
   let client: Awaited<ReturnType<typeof newClient>>;
 
   beforeAll(async () => {
-    t = await startTestApp({ OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000', OAUTH_ACCESS_TOKEN_TTL_S: '600', OAUTH_REFRESH_TOKEN_TTL_S: '3600', OAUTH_REFRESH_REUSE_GRACE_S: String(GRACE_S) });
+    t = await startTestApp({
+      OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000',
+      OAUTH_ACCESS_TOKEN_TTL_S: '600',
+      OAUTH_REFRESH_TOKEN_TTL_S: '3600',
+      OAUTH_REFRESH_REUSE_GRACE_S: String(GRACE_S),
+    });
     person = await consentingPerson(t, ['editor', 'viewer']);
     client = await newClient(t, { client_name: 'Refresh client' });
   });
@@ -26,7 +31,8 @@ describe('POST /oauth/token: refresh_token', () => {
   const db = () => t.app.get(DataSource);
   const connect = (scopes = ['read', 'write', 'delete']) =>
     connectByOAuth(t, { client, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes });
-  const refresh = (token: string, extra: Record<string, string | undefined> = {}) => tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id, ...extra });
+  const refresh = (token: string, extra: Record<string, string | undefined> = {}) =>
+    tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id, ...extra });
   const grantOf = async (token: string) =>
     (await db().query(`SELECT c.* FROM credentials c JOIN oauth_tokens t ON t.credential_id = c.id WHERE t.token_hash = $1`, [hashSecret(token)]))[0];
   const tokenRow = async (token: string) => (await db().query(`SELECT * FROM oauth_tokens WHERE token_hash = $1`, [hashSecret(token)]))[0];
@@ -40,7 +46,13 @@ describe('POST /oauth/token: refresh_token', () => {
     const res = await refresh(first.refresh_token);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ access_token: expect.stringMatching(/^rbg_/), token_type: 'Bearer', expires_in: 600, refresh_token: expect.stringMatching(/^rbr_/), scope: 'read write delete' });
+    expect(res.body).toEqual({
+      access_token: expect.stringMatching(/^rbg_/),
+      token_type: 'Bearer',
+      expires_in: 600,
+      refresh_token: expect.stringMatching(/^rbr_/),
+      scope: 'read write delete',
+    });
     expect(res.body.access_token).not.toBe(first.access_token);
     expect(res.body.refresh_token).not.toBe(first.refresh_token);
     expect((await grantOf(res.body.access_token)).id).toBe((await grantOf(first.access_token)).id);
@@ -55,7 +67,9 @@ describe('POST /oauth/token: refresh_token', () => {
   it('the new refresh token expires OAUTH_REFRESH_TOKEN_TTL_S after it is issued (idle expiry); an expired one is invalid_grant', async () => {
     const first = await connect();
     const next = (await refresh(first.refresh_token)).body;
-    const [row] = await db().query(`SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM oauth_tokens WHERE token_hash = $1`, [hashSecret(next.refresh_token)]);
+    const [row] = await db().query(`SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM oauth_tokens WHERE token_hash = $1`, [
+      hashSecret(next.refresh_token),
+    ]);
     expect(row.ttl).toBe(3600);
     await db().query(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [hashSecret(next.refresh_token)]);
     expectError(await refresh(next.refresh_token), 400, 'invalid_grant');
@@ -97,7 +111,10 @@ describe('POST /oauth/token: refresh_token', () => {
     it('after the grace, the whole grant is revoked (refresh_token_reuse): every token of it stops working', async () => {
       const first = await connect();
       const winner = (await refresh(first.refresh_token)).body;
-      await db().query(`UPDATE oauth_tokens SET rotated_at = now() - make_interval(secs => $2) WHERE token_hash = $1`, [hashSecret(first.refresh_token), GRACE_S + 1]);
+      await db().query(`UPDATE oauth_tokens SET rotated_at = now() - make_interval(secs => $2) WHERE token_hash = $1`, [
+        hashSecret(first.refresh_token),
+        GRACE_S + 1,
+      ]);
       expectError(await refresh(first.refresh_token), 400, 'invalid_grant');
       expect(await grantOf(winner.access_token)).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'refresh_token_reuse' });
       const res = await rpc(t, winner.access_token, PING);
@@ -110,7 +127,10 @@ describe('POST /oauth/token: refresh_token', () => {
     it('just inside the grace still works', async () => {
       const first = await connect();
       await refresh(first.refresh_token);
-      await db().query(`UPDATE oauth_tokens SET rotated_at = now() - make_interval(secs => $2) WHERE token_hash = $1`, [hashSecret(first.refresh_token), GRACE_S - 5]);
+      await db().query(`UPDATE oauth_tokens SET rotated_at = now() - make_interval(secs => $2) WHERE token_hash = $1`, [
+        hashSecret(first.refresh_token),
+        GRACE_S - 5,
+      ]);
       expect((await refresh(first.refresh_token)).status).toBe(200);
     });
   });
@@ -164,7 +184,12 @@ describe('POST /oauth/token: refresh_token', () => {
     });
     it('a disabled person: refresh refused, /mcp 401', async () => {
       const someone = await consentingPerson(t, ['viewer']);
-      const pair = await connectByOAuth(t, { client, session: someone.session, projects: [{ project_id: someone.projectIds[0], role: 'viewer' }], scopes: ['read'] });
+      const pair = await connectByOAuth(t, {
+        client,
+        session: someone.session,
+        projects: [{ project_id: someone.projectIds[0], role: 'viewer' }],
+        scopes: ['read'],
+      });
       await db().query(`UPDATE users SET disabled_at = now() WHERE id = $1`, [someone.user.id]);
       expectError(await refresh(pair.refresh_token), 400, 'invalid_grant');
       expect((await rpc(t, pair.access_token, PING)).status).toBe(401);

@@ -33,12 +33,20 @@ describe('POST /oauth/register', () => {
         ...body,
         client_id: expect.stringMatching(/^[A-Za-z0-9_-]{20,}$/),
         client_id_issued_at: expect.any(Number),
-        ...(body.token_endpoint_auth_method === 'none' ? {} : { client_secret: expect.stringMatching(/^rbcs_[A-Za-z0-9_-]{43}$/), client_secret_expires_at: 0 }),
+        ...(body.token_endpoint_auth_method === 'none'
+          ? {}
+          : { client_secret: expect.stringMatching(/^rbcs_[A-Za-z0-9_-]{43}$/), client_secret_expires_at: 0 }),
       });
       expect(res.body.client_id_issued_at).toBeGreaterThanOrEqual(before - 1);
       expect(res.body.client_id_issued_at).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 1);
       const row = await stored(res.body.client_id);
-      expect(row).toMatchObject({ source: 'dcr', client_name: body.client_name, redirect_uris: body.redirect_uris, token_endpoint_auth_method: body.token_endpoint_auth_method, last_used_at: null });
+      expect(row).toMatchObject({
+        source: 'dcr',
+        client_name: body.client_name,
+        redirect_uris: body.redirect_uris,
+        token_endpoint_auth_method: body.token_endpoint_auth_method,
+        last_used_at: null,
+      });
       if (name === 'claude') {
         // Shown once: only its hash is kept.
         expect(row.secret_hash).toEqual(hashSecret(res.body.client_secret));
@@ -90,7 +98,12 @@ describe('POST /oauth/register', () => {
     });
 
     it('unknown scopes in `scope` are dropped, unknown fields are not echoed', async () => {
-      const res = await register({ redirect_uris: ['https://app.example.com/cb'], scope: 'read offline_access write', jwks_uri: 'https://app.example.com/jwks', application_type: 'web' });
+      const res = await register({
+        redirect_uris: ['https://app.example.com/cb'],
+        scope: 'read offline_access write',
+        jwks_uri: 'https://app.example.com/jwks',
+        application_type: 'web',
+      });
       expect(res.status).toBe(201);
       expect(res.body.scope).toBe('read write');
       expect(res.body).not.toHaveProperty('jwks_uri');
@@ -187,7 +200,10 @@ describe('POST /oauth/register', () => {
     });
 
     it('16385 bytes are a JSON 413', async () => {
-      const res = await t.http.post('/oauth/register').set('Content-Type', 'application/json').send(bodyOfSize(16 * 1024 + 1));
+      const res = await t.http
+        .post('/oauth/register')
+        .set('Content-Type', 'application/json')
+        .send(bodyOfSize(16 * 1024 + 1));
       expect(res.status).toBe(413);
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('16384') });
@@ -196,11 +212,20 @@ describe('POST /oauth/register', () => {
     it('a large body sent chunked, with no Content-Length, is a 413 too', async () => {
       const url = new URL(t.baseUrl);
       const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-        const req = httpRequest({ host: url.hostname, port: url.port, path: '/oauth/register', method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-        });
+        const req = httpRequest(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/oauth/register',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+          },
+        );
         req.on('error', reject);
         const body = bodyOfSize(40 * 1024);
         for (let i = 0; i < body.length; i += 4096) req.write(body.slice(i, i + 4096));
@@ -240,7 +265,8 @@ describe('POST /oauth/register: the per-IP limit', () => {
   });
 
   it('over OAUTH_IP_RATE_LIMIT_PER_MINUTE from one address: 429, Retry-After, JSON; another address is not affected', async () => {
-    const register = (ip: string) => t.http.post('/oauth/register').set('X-Forwarded-For', ip).set('Content-Type', 'application/json').send(JSON.stringify(REAL_BODIES.claude));
+    const register = (ip: string) =>
+      t.http.post('/oauth/register').set('X-Forwarded-For', ip).set('Content-Type', 'application/json').send(JSON.stringify(REAL_BODIES.claude));
     for (let i = 0; i < 3; i++) expect((await register('203.0.113.7')).status).toBe(201);
     const refused = await register('203.0.113.7');
     expect(refused.status).toBe(429);
@@ -263,7 +289,8 @@ describe('POST /oauth/register: the per-IP limit when the peer is not a trusted 
   });
 
   it('ignores the X-Forwarded-For a client writes itself: every address it claims shares its own bucket', async () => {
-    const register = (ip: string) => t.http.post('/oauth/register').set('X-Forwarded-For', ip).set('Content-Type', 'application/json').send(JSON.stringify(REAL_BODIES.claude));
+    const register = (ip: string) =>
+      t.http.post('/oauth/register').set('X-Forwarded-For', ip).set('Content-Type', 'application/json').send(JSON.stringify(REAL_BODIES.claude));
     expect((await register('203.0.113.7')).status).toBe(201);
     expect((await register('203.0.113.8')).status).toBe(201);
     expect((await register('203.0.113.9')).status).toBe(429);
@@ -290,11 +317,15 @@ describe('POST /oauth/register: the per-IP limit with the default TRUST_PROXY (l
 
   // A client on a private network reaching the server directly (not through the gateway) cannot
   // pick a new bucket by writing a new X-Forwarded-For each time.
-  it.each(['10.1.2.3', '192.168.7.8', '172.16.0.9', '169.254.3.4', 'fd00::5', 'fe80::7', '::ffff:10.1.2.3'])('a peer at %s is the client: every address it claims shares its bucket', async (peer) => {
-    const statuses = [];
-    for (const claimed of ['203.0.113.7', '203.0.113.8', '203.0.113.9', '198.51.100.1, 203.0.113.10']) statuses.push((await registerFrom(peer, claimed)).status);
-    expect(statuses).toEqual([201, 201, 429, 429]);
-  });
+  it.each(['10.1.2.3', '192.168.7.8', '172.16.0.9', '169.254.3.4', 'fd00::5', 'fe80::7', '::ffff:10.1.2.3'])(
+    'a peer at %s is the client: every address it claims shares its bucket',
+    async (peer) => {
+      const statuses = [];
+      for (const claimed of ['203.0.113.7', '203.0.113.8', '203.0.113.9', '198.51.100.1, 203.0.113.10'])
+        statuses.push((await registerFrom(peer, claimed)).status);
+      expect(statuses).toEqual([201, 201, 429, 429]);
+    },
+  );
 
   it('a gateway on loopback still names the client: each client it names has its own bucket', async () => {
     for (const claimed of ['203.0.113.20', '203.0.113.21', '203.0.113.22']) expect((await registerFrom('127.0.0.1', claimed)).status).toBe(201);

@@ -17,7 +17,10 @@ describe('POST /oauth/revoke', () => {
 
   beforeAll(async () => {
     const env = { OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000' };
-    ({ db, apps: [a, b] } = await startInstances(env, env));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances(env, env));
     person = await consentingPerson(a, ['editor']);
     client = await newClient(a);
   });
@@ -29,7 +32,11 @@ describe('POST /oauth/revoke', () => {
     connectByOAuth(a, { client: who, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes: ['read'] });
   const revoke = (t: TestApp, fields: Record<string, string>) => t.http.post('/oauth/revoke').type('form').send(fields);
   const grantOf = async (token: string) =>
-    (await a.app.get(DataSource).query(`SELECT c.* FROM credentials c JOIN oauth_tokens t ON t.credential_id = c.id WHERE t.token_hash = $1`, [hashSecret(token)]))[0];
+    (
+      await a.app
+        .get(DataSource)
+        .query(`SELECT c.* FROM credentials c JOIN oauth_tokens t ON t.credential_id = c.id WHERE t.token_hash = $1`, [hashSecret(token)])
+    )[0];
 
   it.each(['access_token', 'refresh_token'] as const)('the %s revokes the whole grant (user): 200 {}, and every instance refuses it at once', async (which) => {
     const pair = await connect();
@@ -43,7 +50,12 @@ describe('POST /oauth/revoke', () => {
     expect(await grantOf(pair.access_token)).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'user' });
     expect((await rpc(a, pair.access_token, PING)).status).toBe(401);
     // The other instance is told through Postgres; it never waits out its cache.
-    await eventually(() => rpc(b, pair.access_token, PING), (r) => r.status === 401, 2_000, 50);
+    await eventually(
+      () => rpc(b, pair.access_token, PING),
+      (r) => r.status === 401,
+      2_000,
+      50,
+    );
     const refreshed = await tokenRequest(b, { grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id });
     expect(refreshed.body.error).toBe('invalid_grant');
   });
@@ -82,11 +94,16 @@ describe('POST /oauth/revoke', () => {
 
   describe('a confidential client authenticates as at the token endpoint, by its registered method (RFC 7009 §2.1)', () => {
     const basicHeader = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-    const revokeBasic = (fields: Record<string, string>, id: string, secret: string) => a.http.post('/oauth/revoke').type('form').set('Authorization', basicHeader(id, secret)).send(fields);
+    const revokeBasic = (fields: Record<string, string>, id: string, secret: string) =>
+      a.http.post('/oauth/revoke').type('form').set('Authorization', basicHeader(id, secret)).send(fields);
 
     /** 401 invalid_client, with the Basic challenge exactly when the request tried Basic, and the grant still live. */
     async function expectRefused(res: { status: number; body: any; headers: Record<string, string> }, token: string, triedBasic: boolean) {
-      expect({ status: res.status, error: res.body.error, cacheControl: res.headers['cache-control'] }).toEqual({ status: 401, error: 'invalid_client', cacheControl: 'no-store' });
+      expect({ status: res.status, error: res.body.error, cacheControl: res.headers['cache-control'] }).toEqual({
+        status: 401,
+        error: 'invalid_client',
+        cacheControl: 'no-store',
+      });
       expect(res.body.error_description).toEqual(expect.any(String));
       if (triedBasic) expect(res.headers['www-authenticate']).toMatch(/^Basic realm="reblog"/);
       else expect(res.headers['www-authenticate']).toBeUndefined();
@@ -101,13 +118,22 @@ describe('POST /oauth/revoke', () => {
       basic = await newClient(a, { auth: 'client_secret_basic' });
     });
     const connectBasic = async () => {
-      const c = await authorizeCode(a, { client: basic, session: person.session, projects: [{ project_id: person.projectIds[0], role: 'editor' }], scopes: ['read'] });
-      const res = await tokenRequest(a, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }, { id: basic.client_id, secret: basic.client_secret! });
+      const c = await authorizeCode(a, {
+        client: basic,
+        session: person.session,
+        projects: [{ project_id: person.projectIds[0], role: 'editor' }],
+        scopes: ['read'],
+      });
+      const res = await tokenRequest(
+        a,
+        { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri },
+        { id: basic.client_id, secret: basic.client_secret! },
+      );
       expect(res.status).toBe(200);
       return res.body as { access_token: string; refresh_token: string };
     };
 
-    it.each(['access_token', 'refresh_token'] as const)("its %s alone, with no client credentials: 401, nothing revoked", async (which) => {
+    it.each(['access_token', 'refresh_token'] as const)('its %s alone, with no client credentials: 401, nothing revoked', async (which) => {
       const pair = await connect(post);
       await expectRefused(await revoke(a, { token: pair[which] }), pair.access_token, false);
     });

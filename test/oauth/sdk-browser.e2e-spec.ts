@@ -112,7 +112,10 @@ function fromEarlierStep<T>(value: T | undefined, what: string): T {
 
 /** Whether a CSP's form-action lets a form's redirect reach `origin` (the origin itself, its scheme, or any port of its host). */
 function formActionAllows(csp: string, origin: string): boolean {
-  const directive = csp.split(';').map((d) => d.trim().split(/\s+/)).find(([name]) => name === 'form-action');
+  const directive = csp
+    .split(';')
+    .map((d) => d.trim().split(/\s+/))
+    .find(([name]) => name === 'form-action');
   if (!directive) return false;
   const { protocol, hostname } = new URL(origin);
   return directive.slice(1).some((source) => [origin, protocol, `${protocol}//${hostname}:*`].includes(source));
@@ -186,7 +189,11 @@ describeWithChromium('OAuth with the official SDK client and Chromium', () => {
     expect(provider.client?.client_id).toEqual(expect.any(String));
     expect(provider.client).not.toHaveProperty('client_secret');
     const clients = await admin(t, 'get', '/admin/v1/oauth-clients?limit=200', undefined, 200);
-    expect(clients.items.find((c: any) => c.id === provider.client!.client_id)).toMatchObject({ client_name: CLIENT_NAME, redirect_uris: [callbackUrl], source: 'dcr' });
+    expect(clients.items.find((c: any) => c.id === provider.client!.client_id)).toMatchObject({
+      client_name: CLIENT_NAME,
+      redirect_uris: [callbackUrl],
+      source: 'dcr',
+    });
 
     // The authorization request: PKCE S256, state, resource and the scopes of the 401's challenge.
     expect(provider.authorizationUrls).toHaveLength(1);

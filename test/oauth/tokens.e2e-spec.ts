@@ -24,10 +24,28 @@ describe('POST /oauth/token: authorization_code', () => {
   });
 
   const db = () => t.app.get(DataSource);
-  const consented = (projects = [{ project_id: person.projectIds[0], role: 'editor' }, { project_id: person.projectIds[1], role: 'viewer' }], scopes = ['read', 'write'], extra = {}, who = client) =>
-    authorizeCode(t, { client: who, session: person.session, projects, scopes, extra });
-  const exchange = (c: { code: string; verifier: string; redirect_uri: string }, extra: Record<string, string | undefined> = {}, who: { client_id: string } = client) =>
-    tokenRequest(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri, client_id: who.client_id, ...extra });
+  const consented = (
+    projects = [
+      { project_id: person.projectIds[0], role: 'editor' },
+      { project_id: person.projectIds[1], role: 'viewer' },
+    ],
+    scopes = ['read', 'write'],
+    extra = {},
+    who = client,
+  ) => authorizeCode(t, { client: who, session: person.session, projects, scopes, extra });
+  const exchange = (
+    c: { code: string; verifier: string; redirect_uri: string },
+    extra: Record<string, string | undefined> = {},
+    who: { client_id: string } = client,
+  ) =>
+    tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: c.code,
+      code_verifier: c.verifier,
+      redirect_uri: c.redirect_uri,
+      client_id: who.client_id,
+      ...extra,
+    });
   const grantOf = async (accessToken: string) =>
     (await db().query(`SELECT c.* FROM credentials c JOIN oauth_tokens t ON t.credential_id = c.id WHERE t.token_hash = $1`, [hashSecret(accessToken)]))[0];
 
@@ -76,7 +94,10 @@ describe('POST /oauth/token: authorization_code', () => {
         { project_id: person.projectIds[0], role: 'editor' },
         { project_id: person.projectIds[1], role: 'viewer' },
       ]);
-      const tokens = await db().query(`SELECT token_hash, kind, client_id, extract(epoch FROM expires_at - created_at)::int AS ttl FROM oauth_tokens WHERE credential_id = $1 ORDER BY kind`, [grant.id]);
+      const tokens = await db().query(
+        `SELECT token_hash, kind, client_id, extract(epoch FROM expires_at - created_at)::int AS ttl FROM oauth_tokens WHERE credential_id = $1 ORDER BY kind`,
+        [grant.id],
+      );
       expect(tokens).toEqual([
         { token_hash: hashSecret(body.access_token), kind: 'access', client_id: client.client_id, ttl: 900 },
         { token_hash: hashSecret(body.refresh_token), kind: 'refresh', client_id: client.client_id, ttl: 7200 },
@@ -116,7 +137,11 @@ describe('POST /oauth/token: authorization_code', () => {
     it('a client_secret_basic client authenticates with Authorization: Basic', async () => {
       const basic = await newClient(t, { auth: 'client_secret_basic', redirect_uris: ['https://app.example.com/cb'] });
       const c = await consented(undefined, undefined, undefined, basic);
-      const res = await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }, { id: basic.client_id, secret: basic.client_secret! });
+      const res = await tokenRequest(
+        t,
+        { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri },
+        { id: basic.client_id, secret: basic.client_secret! },
+      );
       expect(res.status).toBe(200);
     });
   });
@@ -132,7 +157,11 @@ describe('POST /oauth/token: authorization_code', () => {
       const after = await rpc(t, first.body.access_token, PING);
       expect(after.status).toBe(401);
       expect(after.headers['www-authenticate']).toMatch(/error="invalid_token"$/);
-      expectError(await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
+      expectError(
+        await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id }),
+        400,
+        'invalid_grant',
+      );
     });
 
     it('two exchanges at once: one grant, and it is revoked', async () => {
@@ -184,7 +213,12 @@ describe('POST /oauth/token: authorization_code', () => {
 
     it('a person disabled since consenting', async () => {
       const someone = await consentingPerson(t, ['viewer']);
-      const c = await authorizeCode(t, { client, session: someone.session, projects: [{ project_id: someone.projectIds[0], role: 'viewer' }], scopes: ['read'] });
+      const c = await authorizeCode(t, {
+        client,
+        session: someone.session,
+        projects: [{ project_id: someone.projectIds[0], role: 'viewer' }],
+        scopes: ['read'],
+      });
       await db().query(`UPDATE users SET disabled_at = now() WHERE id = $1`, [someone.user.id]);
       expectError(await exchange(c), 400, 'invalid_grant');
     });
@@ -207,23 +241,36 @@ describe('POST /oauth/token: authorization_code', () => {
     });
     it('a wrong secret in Basic: 401 with WWW-Authenticate: Basic', async () => {
       const c = await consented(undefined, undefined, undefined, claude);
-      const res = await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }, { id: claude.client_id, secret: 'wrong' });
+      const res = await tokenRequest(
+        t,
+        { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri },
+        { id: claude.client_id, secret: 'wrong' },
+      );
       expectError(res, 401, 'invalid_client');
       expect(res.headers['www-authenticate']).toMatch(/^Basic realm="reblog"/);
     });
     it('a confidential client may send its right secret either way: a client_secret_post client in Basic, a client_secret_basic one in the form', async () => {
       const c = await consented(undefined, undefined, undefined, claude);
-      const res = await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }, { id: claude.client_id, secret: claude.client_secret });
+      const res = await tokenRequest(
+        t,
+        { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri },
+        { id: claude.client_id, secret: claude.client_secret },
+      );
       expect(res.status).toBe(200);
       const basic = await newClient(t, { auth: 'client_secret_basic', redirect_uris: ['https://app.example.com/cb'] });
       const b = await consented(undefined, undefined, undefined, basic);
       expect((await exchange(b, { client_secret: basic.client_secret }, basic)).status).toBe(200);
     });
-    it('a public client sending a secret', async () => expectError(await exchange(await consented(), { client_secret: 'rbcs_made_up' }), 401, 'invalid_client'));
+    it('a public client sending a secret', async () =>
+      expectError(await exchange(await consented(), { client_secret: 'rbcs_made_up' }), 401, 'invalid_client'));
     it('an unknown client_id', async () => expectError(await exchange(await consented(), {}, { client_id: 'nobody' }), 401, 'invalid_client'));
     it('no client at all', async () => {
       const c = await consented();
-      expectError(await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }), 401, 'invalid_client');
+      expectError(
+        await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirect_uri }),
+        401,
+        'invalid_client',
+      );
     });
     it('two ways at once (Basic and client_secret) is invalid_request', async () => {
       const c = await consented(undefined, undefined, undefined, claude);
@@ -242,11 +289,15 @@ describe('POST /oauth/token: authorization_code', () => {
       const oldPair = (await exchange(old)).body;
       const recent = await consented();
       const livePair = (await exchange(recent)).body;
-      await db().query(`UPDATE oauth_tokens SET expires_at = now() - interval '61 minutes' WHERE token_hash = ANY($1)`, [[hashSecret(oldPair.access_token), hashSecret(oldPair.refresh_token)]]);
+      await db().query(`UPDATE oauth_tokens SET expires_at = now() - interval '61 minutes' WHERE token_hash = ANY($1)`, [
+        [hashSecret(oldPair.access_token), hashSecret(oldPair.refresh_token)],
+      ]);
       await db().query(`UPDATE oauth_codes SET expires_at = now() - interval '25 hours' WHERE code_hash = $1`, [hashSecret(old.code)]);
       await db().query(`UPDATE oauth_codes SET expires_at = now() - interval '23 hours' WHERE code_hash = $1`, [hashSecret(recent.code)]);
       await t.app.get(OAuthPurgeService).purge();
-      const tokens = await db().query(`SELECT token_hash FROM oauth_tokens WHERE token_hash = ANY($1)`, [[oldPair.access_token, oldPair.refresh_token, livePair.access_token, livePair.refresh_token].map(hashSecret)]);
+      const tokens = await db().query(`SELECT token_hash FROM oauth_tokens WHERE token_hash = ANY($1)`, [
+        [oldPair.access_token, oldPair.refresh_token, livePair.access_token, livePair.refresh_token].map(hashSecret),
+      ]);
       expect(tokens).toHaveLength(2);
       const codesLeft = await db().query(`SELECT code_hash FROM oauth_codes WHERE code_hash = ANY($1)`, [[hashSecret(old.code), hashSecret(recent.code)]]);
       expect(codesLeft).toEqual([{ code_hash: hashSecret(recent.code) }]);
@@ -258,8 +309,9 @@ describe('POST /oauth/token: authorization_code', () => {
 
   describe('the request itself', () => {
     it('no grant_type: invalid_request', async () => expectError(await tokenRequest(t, { client_id: client.client_id }), 400, 'invalid_request'));
-    it.each(['password', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'implicit'])('grant_type=%s: unsupported_grant_type', async (grantType) =>
-      expectError(await tokenRequest(t, { grant_type: grantType, client_id: client.client_id }), 400, 'unsupported_grant_type'),
+    it.each(['password', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'implicit'])(
+      'grant_type=%s: unsupported_grant_type',
+      async (grantType) => expectError(await tokenRequest(t, { grant_type: grantType, client_id: client.client_id }), 400, 'unsupported_grant_type'),
     );
     it('a parameter sent twice: invalid_request', async () => {
       const c = await consented();

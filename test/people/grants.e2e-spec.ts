@@ -18,7 +18,10 @@ describe('admin API: grants of people (source, user, client, revoked_reason)', (
   let userId: string;
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
     accountId = (await newAccount(a)).id;
     projectId = (await newProject(a, accountId)).id;
     userId = (await newUser(a)).id;
@@ -31,14 +34,35 @@ describe('admin API: grants of people (source, user, client, revoked_reason)', (
   const ping = (t: TestApp, token: string) => rpc(t, token, { jsonrpc: '2.0', id: 1, method: 'ping' });
 
   it('an admin-made grant carries source "admin" and no person or client, when created and when listed', async () => {
-    const created = await admin(a, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'Provisioned', scopes: ['read'], projects: [{ project_id: projectId, role: 'viewer' }] }, 201);
+    const created = await admin(
+      a,
+      'post',
+      `/admin/v1/accounts/${accountId}/grants`,
+      { client_name: 'Provisioned', scopes: ['read'], projects: [{ project_id: projectId, role: 'viewer' }] },
+      201,
+    );
     expect(created).toMatchObject({ source: 'admin', user_id: null, client_id: null, revoked_reason: null });
-    expect((await grants()).find((g) => g.id === created.id)).toMatchObject({ client_name: 'Provisioned', source: 'admin', user_id: null, client_id: null, revoked_reason: null, revoked_at: null });
+    expect((await grants()).find((g) => g.id === created.id)).toMatchObject({
+      client_name: 'Provisioned',
+      source: 'admin',
+      user_id: null,
+      client_id: null,
+      revoked_reason: null,
+      revoked_at: null,
+    });
   });
 
-  it("an OAuth grant is listed with source \"oauth\", its person and client, its client's name and no expiry", async () => {
+  it('an OAuth grant is listed with source "oauth", its person and client, its client\'s name and no expiry', async () => {
     const client = await newClient(a, { client_name: 'Claude' });
-    const grant = await oauthGrant(a, { accountId, userId, clientId: client.client_id, clientName: 'Name at consent', projects: [{ project_id: projectId, role: 'editor' }], scopes: ['read', 'write'], ttlS: 600 });
+    const grant = await oauthGrant(a, {
+      accountId,
+      userId,
+      clientId: client.client_id,
+      clientName: 'Name at consent',
+      projects: [{ project_id: projectId, role: 'editor' }],
+      scopes: ['read', 'write'],
+      ttlS: 600,
+    });
     const listed = (await grants()).find((g) => g.id === grant.id);
     expect(listed).toEqual({
       id: grant.id,
@@ -86,7 +110,12 @@ describe('admin API: grants of people (source, user, client, revoked_reason)', (
     expect((await call(a, 'delete', `/admin/v1/grants/${grant.id}`)).status).toBe(204);
     expect((await grants()).find((g) => g.id === grant.id)).toMatchObject({ revoked_at: expect.stringMatching(ISO), revoked_reason: 'admin' });
     expect((await ping(a, grant.token)).status).toBe(401);
-    await eventually(() => ping(b, grant.token), (res) => res.status === 401, SOON, 20);
+    await eventually(
+      () => ping(b, grant.token),
+      (res) => res.status === 401,
+      SOON,
+      20,
+    );
     // Only that grant: another of the same person and client still works.
     expect((await ping(b, other.token)).status).toBe(200);
   });
@@ -94,7 +123,11 @@ describe('admin API: grants of people (source, user, client, revoked_reason)', (
   it('an admin DELETE of an admin-made grant sets revoked_reason "admin"', async () => {
     const created = await admin(a, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'g', scopes: ['read'], projects: [] }, 201);
     expect((await call(a, 'delete', `/admin/v1/grants/${created.id}`)).status).toBe(204);
-    expect((await grants()).find((g) => g.id === created.id)).toMatchObject({ source: 'admin', revoked_reason: 'admin', revoked_at: expect.stringMatching(ISO) });
+    expect((await grants()).find((g) => g.id === created.id)).toMatchObject({
+      source: 'admin',
+      revoked_reason: 'admin',
+      revoked_at: expect.stringMatching(ISO),
+    });
     expectError(await call(a, 'delete', `/admin/v1/grants/${projectId}`), 404, 'not_found');
   });
 });

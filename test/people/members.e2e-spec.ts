@@ -29,7 +29,10 @@ describe('admin API: account and project members', () => {
       expect(account.owner_email).toBe(email);
       const [owner] = await members(account.id);
       expect(owner).toEqual({ account_id: account.id, user_id: expect.any(String), email: email.toLowerCase(), role: 'owner' });
-      expect(await admin(t, 'get', `/admin/v1/users/${owner.user_id}`, undefined, 200)).toMatchObject({ email: email.toLowerCase(), accounts: [{ account_id: account.id, role: 'owner' }] });
+      expect(await admin(t, 'get', `/admin/v1/users/${owner.user_id}`, undefined, 200)).toMatchObject({
+        email: email.toLowerCase(),
+        accounts: [{ account_id: account.id, role: 'owner' }],
+      });
     });
 
     it('finds an existing user whatever the case of owner_email, and makes no second one', async () => {
@@ -42,7 +45,9 @@ describe('admin API: account and project members', () => {
     it('creates several accounts of one new owner at once: one user, owner of each', async () => {
       const email = `busy-${unique()}@example.com`;
       const accounts = await Promise.all(
-        [email, email.toUpperCase(), email, email.toUpperCase()].map((owner_email, i) => admin(t, 'post', '/admin/v1/accounts', { name: `Busy ${i}`, owner_email }, 201)),
+        [email, email.toUpperCase(), email, email.toUpperCase()].map((owner_email, i) =>
+          admin(t, 'post', '/admin/v1/accounts', { name: `Busy ${i}`, owner_email }, 201),
+        ),
       );
       const users = (await admin(t, 'get', `/admin/v1/users?email=${email}`, undefined, 200)).items;
       expect(users).toHaveLength(1);
@@ -66,7 +71,10 @@ describe('admin API: account and project members', () => {
       try {
         const res = await call(t, 'post', '/admin/v1/accounts', { name: 'Never', owner_email: email });
         expect(res.status).toBe(500);
-        const counts = await sql.query(`SELECT (SELECT count(*) FROM accounts WHERE name = 'Never')::int AS accounts, (SELECT count(*) FROM users WHERE email = $1)::int AS users`, [email]);
+        const counts = await sql.query(
+          `SELECT (SELECT count(*) FROM accounts WHERE name = 'Never')::int AS accounts, (SELECT count(*) FROM users WHERE email = $1)::int AS users`,
+          [email],
+        );
         expect(counts).toEqual([{ accounts: 0, users: 0 }]);
       } finally {
         await sql.query(`DROP TRIGGER refuse_owner ON account_members; DROP FUNCTION refuse_owner();`);
@@ -81,7 +89,11 @@ describe('admin API: account and project members', () => {
       const added = await put(`/admin/v1/accounts/${account.id}/members/${user.id}`, { role: 'member' });
       expect(added.status).toBe(200);
       expect(added.body).toEqual({ account_id: account.id, user_id: user.id, role: 'member' });
-      expect((await put(`/admin/v1/accounts/${account.id}/members/${user.id}`, { role: 'owner' })).body).toEqual({ account_id: account.id, user_id: user.id, role: 'owner' });
+      expect((await put(`/admin/v1/accounts/${account.id}/members/${user.id}`, { role: 'owner' })).body).toEqual({
+        account_id: account.id,
+        user_id: user.id,
+        role: 'owner',
+      });
       expect(await members(account.id)).toContainEqual({ account_id: account.id, user_id: user.id, email: user.email, role: 'owner' });
     });
 
@@ -149,7 +161,9 @@ describe('admin API: account and project members', () => {
         await addAccountMember(t, account.id, b, 'owner');
         const [x, y] = round % 2 ? [a, b] : [b, a];
         const answers = await Promise.all([
-          round % 4 < 2 ? put(`/admin/v1/accounts/${account.id}/members/${x}`, { role: 'member' }) : call(t, 'delete', `/admin/v1/accounts/${account.id}/members/${x}`),
+          round % 4 < 2
+            ? put(`/admin/v1/accounts/${account.id}/members/${x}`, { role: 'member' })
+            : call(t, 'delete', `/admin/v1/accounts/${account.id}/members/${x}`),
           put(`/admin/v1/accounts/${account.id}/members/${y}`, { role: 'member' }),
         ]);
         // One wins (200 for a demotion, 204 for a removal), the other finds the last owner.
@@ -203,7 +217,11 @@ describe('admin API: account and project members', () => {
       const res = await put(`/admin/v1/projects/${project.id}/members/${user.id}`, { role: 'viewer' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ project_id: project.id, user_id: user.id, role: 'viewer' });
-      expect((await put(`/admin/v1/projects/${project.id}/members/${user.id}`, { role: 'editor' })).body).toEqual({ project_id: project.id, user_id: user.id, role: 'editor' });
+      expect((await put(`/admin/v1/projects/${project.id}/members/${user.id}`, { role: 'editor' })).body).toEqual({
+        project_id: project.id,
+        user_id: user.id,
+        role: 'editor',
+      });
       expect(await projectMembers(project.id)).toEqual([{ project_id: project.id, user_id: user.id, email: user.email, role: 'editor' }]);
     });
 

@@ -20,7 +20,10 @@ describe('membership changes reach OAuth grants on every instance at their next 
   let b: TestApp;
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 
@@ -66,13 +69,20 @@ describe('membership changes reach OAuth grants on every instance at their next 
     expect(await tools(s.token)).toContain('create_article');
 
     await put(`/admin/v1/projects/${s.p1}/members/${s.userId}`, { role: 'viewer' });
-    await soon(() => tools(s.token), (names) => !names.includes('create_article'));
+    await soon(
+      () => tools(s.token),
+      (names) => !names.includes('create_article'),
+    );
     const names = await tools(s.token);
-    for (const write of ['create_article', 'update_article', 'publish_article', 'configure_agent', 'write_article', 'generate_image', 'cancel_job']) expect(names).not.toContain(write);
+    for (const write of ['create_article', 'update_article', 'publish_article', 'configure_agent', 'write_article', 'generate_image', 'cancel_job'])
+      expect(names).not.toContain(write);
     expect(names).toContain('list_articles');
     expect(await projects(s.token)).toEqual({ [s.p1]: 'viewer', [s.p2]: 'viewer' });
     // A write tool is gone for the grant: calling it is "Unknown tool".
-    expect((await callTool(b, s.token, 'create_article', { title: 'No', project_id: s.p1 })).rpcError).toEqual({ code: -32602, message: 'Unknown tool: create_article' });
+    expect((await callTool(b, s.token, 'create_article', { title: 'No', project_id: s.p1 })).rpcError).toEqual({
+      code: -32602,
+      message: 'Unknown tool: create_article',
+    });
     // The admin-made grant on the same projects is unaffected.
     expect(await tools(s.adminToken)).toContain('create_article');
   });
@@ -81,7 +91,10 @@ describe('membership changes reach OAuth grants on every instance at their next 
     const s = await setUp({ p1: 'viewer' }, 'editor');
     expect(await projects(s.token)).toEqual({ [s.p1]: 'viewer' });
     await put(`/admin/v1/projects/${s.p1}/members/${s.userId}`, { role: 'owner' });
-    await soon(() => projects(s.token), (p) => p[s.p1] === 'editor');
+    await soon(
+      () => projects(s.token),
+      (p) => p[s.p1] === 'editor',
+    );
     expect(await tools(s.token)).not.toContain('delete_article');
   });
 
@@ -91,10 +104,16 @@ describe('membership changes reach OAuth grants on every instance at their next 
 
     const res = await call(a, 'delete', `/admin/v1/projects/${s.p1}/members/${s.userId}`);
     expect(res.status).toBe(204);
-    await soon(() => projects(s.token), (p) => !(s.p1 in p));
+    await soon(
+      () => projects(s.token),
+      (p) => !(s.p1 in p),
+    );
     expect(await projects(s.token)).toEqual({ [s.p2]: 'viewer' });
     // The project is unknown to the grant now.
-    expect((await callTool(b, s.token, 'list_articles', { project_id: s.p1 })).rpcError).toEqual({ code: -32602, message: `Unknown project "${s.p1}" for this credential.` });
+    expect((await callTool(b, s.token, 'list_articles', { project_id: s.p1 })).rpcError).toEqual({
+      code: -32602,
+      message: `Unknown project "${s.p1}" for this credential.`,
+    });
     expect(Object.keys(await projects(s.adminToken)).sort()).toEqual([s.p1, s.p2].sort());
   });
 
@@ -104,7 +123,10 @@ describe('membership changes reach OAuth grants on every instance at their next 
 
     const res = await call(a, 'delete', `/admin/v1/accounts/${s.accountId}/members/${s.userId}`);
     expect(res.status).toBe(204);
-    await soon(() => projects(s.token), (p) => Object.keys(p).length === 0);
+    await soon(
+      () => projects(s.token),
+      (p) => Object.keys(p).length === 0,
+    );
     expect((await rpc(b, s.token, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
     expect(await tools(s.token)).toEqual(['list_projects']);
     expect(Object.keys(await projects(s.adminToken))).toHaveLength(2);
@@ -116,13 +138,19 @@ describe('membership changes reach OAuth grants on every instance at their next 
     expect(await tools(s.token)).not.toContain('delete_article');
 
     await put(`/admin/v1/accounts/${s.accountId}/members/${s.userId}`, { role: 'owner' });
-    await soon(() => projects(s.token), (p) => Object.keys(p).length === 2);
+    await soon(
+      () => projects(s.token),
+      (p) => Object.keys(p).length === 2,
+    );
     expect(await projects(s.token)).toEqual({ [s.p1]: 'owner', [s.p2]: 'owner' });
     expect(await tools(s.token)).toContain('delete_article');
 
     // And back to member: their project role again.
     await put(`/admin/v1/accounts/${s.accountId}/members/${s.userId}`, { role: 'member' });
-    await soon(() => projects(s.token), (p) => Object.keys(p).length === 1);
+    await soon(
+      () => projects(s.token),
+      (p) => Object.keys(p).length === 1,
+    );
     expect(await projects(s.token)).toEqual({ [s.p1]: 'viewer' });
   });
 
@@ -135,7 +163,10 @@ describe('membership changes reach OAuth grants on every instance at their next 
     expect((await ping(second.token)).status).toBe(200);
 
     await admin(a, 'patch', `/admin/v1/users/${s.userId}`, { disabled: true }, 200);
-    const refused = await soon(() => ping(s.token), (res) => res.status === 401);
+    const refused = await soon(
+      () => ping(s.token),
+      (res) => res.status === 401,
+    );
     const challenge = String(refused.headers['www-authenticate']);
     expect(challenge).toMatch(/^Bearer /);
     // The challenge names the error once the OAuth work adds it (docs/oauth.md#discovery).
@@ -147,6 +178,11 @@ describe('membership changes reach OAuth grants on every instance at their next 
 
     await admin(a, 'patch', `/admin/v1/users/${s.userId}`, { disabled: false }, 200);
     // A refused token is remembered as unknown for up to the cache's 3 s: enabling is not urgent.
-    await eventually(() => ping(s.token), (res) => res.status === 200, 5_000, 100);
+    await eventually(
+      () => ping(s.token),
+      (res) => res.status === 200,
+      5_000,
+      100,
+    );
   });
 });

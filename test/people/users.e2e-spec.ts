@@ -24,7 +24,13 @@ describe('admin API: users', () => {
       const res = await call(t, 'post', '/admin/v1/users', { email, name: 'Ada Lovelace' });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(USER_FIELDS);
-      expect(res.body).toEqual({ id: expect.stringMatching(UUID), email: email.toLowerCase(), name: 'Ada Lovelace', disabled_at: null, created_at: expect.stringMatching(ISO) });
+      expect(res.body).toEqual({
+        id: expect.stringMatching(UUID),
+        email: email.toLowerCase(),
+        name: 'Ada Lovelace',
+        disabled_at: null,
+        created_at: expect.stringMatching(ISO),
+      });
     });
 
     it('creates a user without a name (null)', async () => {

@@ -130,7 +130,10 @@ describe('prompts', () => {
         { project_id: projectIds[0], role: 'editor' },
         { project_id: projectIds[1], role: 'viewer' },
       ]);
-      const tools = (await rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools as { name: string; inputSchema: { required?: string[] } }[];
+      const tools = (await rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools as {
+        name: string;
+        inputSchema: { required?: string[] };
+      }[];
       expect(tools.find((x) => x.name === 'write_article')!.inputSchema.required).toContain('project_id');
       const text: string = (await getRaw(key, { name: 'draft_article', arguments: { topic: 'Baguettes' } })).result.messages[0].content.text;
       expect(text).toContain(`Call write_article with project_id "${projectIds[0]}" and a brief`);
@@ -193,7 +196,10 @@ describe('prompts', () => {
       expect(result.messages).toHaveLength(2);
       expect(result.messages[0]).toEqual({
         role: 'user',
-        content: { type: 'resource', resource: { uri: articleUri(tenant.projectIds[0], article.id), mimeType: 'text/markdown', text: articleMarkdown(article) } },
+        content: {
+          type: 'resource',
+          resource: { uri: articleUri(tenant.projectIds[0], article.id), mimeType: 'text/markdown', text: articleMarkdown(article) },
+        },
       });
       const text = (result.messages[1].content as { text: string }).text;
       expect(text).toContain('playful');
@@ -204,7 +210,7 @@ describe('prompts', () => {
       await client.close();
     });
 
-    it('edit_for_tone where update_article is disabled in the article\'s project (allowed in another): the rewrite is shown, not saved', async () => {
+    it("edit_for_tone where update_article is disabled in the article's project (allowed in another): the rewrite is shown, not saved", async () => {
       const { key, accountId, projectIds } = await keyFor([{ disabled_tools: ['update_article'] }, {}]);
       const article = await seedArticle(t, accountId, projectIds[0], { title: 'Read only here' });
       const body = await getRaw(key, { name: 'edit_for_tone', arguments: { article_id: article.id, tone: 'formal' } });
@@ -219,7 +225,10 @@ describe('prompts', () => {
       const article = await seedArticle(t, tenant.accountId, tenant.projectIds[0], { title: 'Checklist me', body, tags: ['a', 'b'] });
       const client = await connectClient(t, tenant.key);
       const result = await client.getPrompt({ name: 'publish_checklist', arguments: { article_id: article.id } });
-      expect(result.messages[0].content).toEqual({ type: 'resource', resource: { uri: articleUri(tenant.projectIds[0], article.id), mimeType: 'text/markdown', text: articleMarkdown(article) } });
+      expect(result.messages[0].content).toEqual({
+        type: 'resource',
+        resource: { uri: articleUri(tenant.projectIds[0], article.id), mimeType: 'text/markdown', text: articleMarkdown(article) },
+      });
       const text = (result.messages[1].content as { text: string }).text;
       expect(text).toContain('- Title: "Checklist me" (12 characters)');
       expect(text).toContain('- Excerpt: missing');
@@ -233,23 +242,28 @@ describe('prompts', () => {
       await client.close();
     });
 
-    it.each(['edit_for_tone', 'publish_checklist'])('%s: an article of another account, of an unreachable project, where get_article is disabled, trashed, unknown or malformed is the same -32602', async (name) => {
-      const { accountId, projectIds } = await newAccountWithProjects(t, [{}, {}, { disabled_tools: ['get_article'] }]);
-      const { key } = await newKey(t, accountId, withRole([projectIds[0], projectIds[2]], 'owner'));
-      const foreign = await createTenant(t);
-      const mine = await seedArticle(t, accountId, projectIds[0], { title: 'Mine' });
-      const unreachable = await seedArticle(t, accountId, projectIds[1], { title: 'Unreachable' });
-      const unreadable = await seedArticle(t, accountId, projectIds[2], { title: 'Unreadable' });
-      const theirs = await seedArticle(t, foreign.accountId, foreign.projectIds[0], { title: 'Theirs' });
-      const trashed = await seedArticle(t, accountId, projectIds[0], { title: 'Trashed' });
-      await t.app.get(ArticlesService).delete({ accountId, projectId: projectIds[0] }, trashed.id, { credentialId: null });
-      const args = (id: string) => (name === 'edit_for_tone' ? { article_id: id, tone: 'warm' } : { article_id: id });
-      // The readable one works: what follows fails for the id alone.
-      expect((await getRaw(key, { name, arguments: args(mine.id) })).result.messages).toHaveLength(2);
-      for (const id of [unreachable.id, unreadable.id, theirs.id, trashed.id, MISSING_ID, 'nope', `${mine.id}x`]) {
-        expect(await invalid(key, { name, arguments: args(id) })).toBe(`Invalid value for "article_id": no article "${id}" among the projects this credential can read. Find ids with list_articles.`);
-      }
-    });
+    it.each(['edit_for_tone', 'publish_checklist'])(
+      '%s: an article of another account, of an unreachable project, where get_article is disabled, trashed, unknown or malformed is the same -32602',
+      async (name) => {
+        const { accountId, projectIds } = await newAccountWithProjects(t, [{}, {}, { disabled_tools: ['get_article'] }]);
+        const { key } = await newKey(t, accountId, withRole([projectIds[0], projectIds[2]], 'owner'));
+        const foreign = await createTenant(t);
+        const mine = await seedArticle(t, accountId, projectIds[0], { title: 'Mine' });
+        const unreachable = await seedArticle(t, accountId, projectIds[1], { title: 'Unreachable' });
+        const unreadable = await seedArticle(t, accountId, projectIds[2], { title: 'Unreadable' });
+        const theirs = await seedArticle(t, foreign.accountId, foreign.projectIds[0], { title: 'Theirs' });
+        const trashed = await seedArticle(t, accountId, projectIds[0], { title: 'Trashed' });
+        await t.app.get(ArticlesService).delete({ accountId, projectId: projectIds[0] }, trashed.id, { credentialId: null });
+        const args = (id: string) => (name === 'edit_for_tone' ? { article_id: id, tone: 'warm' } : { article_id: id });
+        // The readable one works: what follows fails for the id alone.
+        expect((await getRaw(key, { name, arguments: args(mine.id) })).result.messages).toHaveLength(2);
+        for (const id of [unreachable.id, unreadable.id, theirs.id, trashed.id, MISSING_ID, 'nope', `${mine.id}x`]) {
+          expect(await invalid(key, { name, arguments: args(id) })).toBe(
+            `Invalid value for "article_id": no article "${id}" among the projects this credential can read. Find ids with list_articles.`,
+          );
+        }
+      },
+    );
   });
 
   describe('bad input', () => {
@@ -264,15 +278,39 @@ describe('prompts', () => {
       ['name not a string', { name: 42 }, 'Invalid params: "name" must be the name of a prompt (a string).'],
       ['arguments an array', { name: 'draft_article', arguments: ['Bread'] }, 'Invalid params: "arguments" must be an object whose values are strings.'],
       ['arguments a string', { name: 'draft_article', arguments: 'Bread' }, 'Invalid params: "arguments" must be an object whose values are strings.'],
-      ['a required argument missing', { name: 'draft_article', arguments: {} }, 'Missing required argument "topic" for prompt draft_article: What the article is about, and anything it must say.'],
-      ['a required argument blank', { name: 'draft_article', arguments: { topic: '  ' } }, 'Missing required argument "topic" for prompt draft_article: What the article is about, and anything it must say.'],
-      ['no arguments at all', { name: 'edit_for_tone' }, 'Missing required argument "article_id" for prompt edit_for_tone: Id of the article to rewrite (see list_articles).'],
+      [
+        'a required argument missing',
+        { name: 'draft_article', arguments: {} },
+        'Missing required argument "topic" for prompt draft_article: What the article is about, and anything it must say.',
+      ],
+      [
+        'a required argument blank',
+        { name: 'draft_article', arguments: { topic: '  ' } },
+        'Missing required argument "topic" for prompt draft_article: What the article is about, and anything it must say.',
+      ],
+      [
+        'no arguments at all',
+        { name: 'edit_for_tone' },
+        'Missing required argument "article_id" for prompt edit_for_tone: Id of the article to rewrite (see list_articles).',
+      ],
       ['a number', { name: 'draft_article', arguments: { topic: 42 } }, 'Invalid value for "topic": expected a string.'],
       ['an object', { name: 'draft_article', arguments: { topic: { text: 'Bread' } } }, 'Invalid value for "topic": expected a string.'],
       ['null', { name: 'draft_article', arguments: { topic: 'Bread', audience: null } }, 'Invalid value for "audience": expected a string.'],
-      ['an undeclared argument', { name: 'draft_article', arguments: { topic: 'Bread', length: 'short' } }, 'Unexpected argument "length" for prompt draft_article: it takes topic, audience, project_id.'],
-      ['__proto__', { name: 'draft_article', arguments: JSON.parse('{"topic":"Bread","__proto__":{"x":1}}') }, 'Unexpected argument "__proto__" for prompt draft_article: it takes topic, audience, project_id.'],
-      ['too long', { name: 'edit_for_tone', arguments: { article_id: MISSING_ID, tone: 'x'.repeat(201) } }, 'Invalid value for "tone": at most 200 characters.'],
+      [
+        'an undeclared argument',
+        { name: 'draft_article', arguments: { topic: 'Bread', length: 'short' } },
+        'Unexpected argument "length" for prompt draft_article: it takes topic, audience, project_id.',
+      ],
+      [
+        '__proto__',
+        { name: 'draft_article', arguments: JSON.parse('{"topic":"Bread","__proto__":{"x":1}}') },
+        'Unexpected argument "__proto__" for prompt draft_article: it takes topic, audience, project_id.',
+      ],
+      [
+        'too long',
+        { name: 'edit_for_tone', arguments: { article_id: MISSING_ID, tone: 'x'.repeat(201) } },
+        'Invalid value for "tone": at most 200 characters.',
+      ],
     ])('%s → -32602 with a sentence', async (_case, params, message) => {
       expect(await invalid(key, params)).toBe(message);
     });
@@ -280,7 +318,10 @@ describe('prompts', () => {
     it('the SDK client gets the error as an McpError with the same code', async () => {
       const client = await connectClient(t, key);
       await expect(client.getPrompt({ name: 'draft_article', arguments: {} })).rejects.toMatchObject({ code: -32602 });
-      await expect(client.getPrompt({ name: 'test_simple_prompt' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: test_simple_prompt') });
+      await expect(client.getPrompt({ name: 'test_simple_prompt' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown prompt: test_simple_prompt'),
+      });
       await client.close();
     });
 

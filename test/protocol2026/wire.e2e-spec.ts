@@ -36,14 +36,20 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       for (const [name, [method, params]] of Object.entries(probes)) {
         const probe = await modern(t, key, method, method, params);
         expect([name, name in result.capabilities]).toEqual([name, probe.status !== 404]);
-        if (name in result.capabilities) expect([name, result.capabilities[name]]).toEqual([name, name === 'extensions' ? { 'io.modelcontextprotocol/tasks': {} } : {}]);
+        if (name in result.capabilities)
+          expect([name, result.capabilities[name]]).toEqual([name, name === 'extensions' ? { 'io.modelcontextprotocol/tasks': {} } : {}]);
       }
       expect(result.instructions).toMatch(/^Reblog MCP server\. Tools act on your articles and projects\./);
       expect(result.instructions).toMatch(/resources .* which you can read and attach\./);
       expect(result.instructions).not.toMatch(/subscribe/);
       expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: 'private' });
       // The unsupported-version error lists the same versions.
-      const error = expectError(await modern(t, key, 2, 'server/discover', {}, { meta: meta({ [META_KEYS.protocolVersion]: 'v9' }), headers: { 'MCP-Protocol-Version': 'v9' } }), 400, -32022, 2);
+      const error = expectError(
+        await modern(t, key, 2, 'server/discover', {}, { meta: meta({ [META_KEYS.protocolVersion]: 'v9' }), headers: { 'MCP-Protocol-Version': 'v9' } }),
+        400,
+        -32022,
+        2,
+      );
       expect(error.data).toEqual({ supported: result.supportedVersions, requested: 'v9' });
     });
 
@@ -81,7 +87,10 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       expect(prompt.messages.length).toBeGreaterThan(0);
       expect(prompt).not.toHaveProperty('cacheScope');
       const completion = expectModernResult(
-        await modern(t, key, 4, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'x' } }),
+        await modern(t, key, 4, 'completion/complete', {
+          ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+          argument: { name: 'arg1', value: 'x' },
+        }),
         4,
       );
       expect(Array.isArray(completion.completion.values)).toBe(true);
@@ -139,19 +148,30 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       // params that is not an object at all, with the 2026 header: modern (era from the header), -32602.
       expectError(await rpc(t, key, { jsonrpc: '2.0', id: 'p', method: 'tools/list', params: [1] }, modernHeaders('tools/list')), 400, -32602, 'p');
       // clientInfo is optional.
-      expectModernResult(await modern(t, key, 108, 'server/discover', {}, { meta: { [META_KEYS.protocolVersion]: MODERN, [META_KEYS.clientCapabilities]: {} } }), 108);
+      expectModernResult(
+        await modern(t, key, 108, 'server/discover', {}, { meta: { [META_KEYS.protocolVersion]: MODERN, [META_KEYS.clientCapabilities]: {} } }),
+        108,
+      );
     });
 
-    it('the header must equal _meta\'s version → 400, -32020; then an unsupported version → 400, -32022 with supported and requested', async () => {
+    it("the header must equal _meta's version → 400, -32020; then an unsupported version → 400, -32022 with supported and requested", async () => {
       const v999 = meta({ [META_KEYS.protocolVersion]: 'v999.0.0' });
       expectError(await modern(t, key, 200, 'server/discover', {}, { meta: v999 }), 400, -32020, 200);
       expectError(await modern(t, key, 201, 'server/discover', {}, { headers: { 'MCP-Protocol-Version': '' } }), 400, -32020, 201);
       expectError(await modern(t, key, 202, 'server/discover', {}, { headers: { 'MCP-Protocol-Version': '2025-11-25' } }), 400, -32020, 202);
-      const unsupported = expectError(await modern(t, key, 203, 'server/discover', {}, { meta: v999, headers: { 'MCP-Protocol-Version': 'v999.0.0' } }), 400, -32022, 203);
+      const unsupported = expectError(
+        await modern(t, key, 203, 'server/discover', {}, { meta: v999, headers: { 'MCP-Protocol-Version': 'v999.0.0' } }),
+        400,
+        -32022,
+        203,
+      );
       expect(unsupported.data).toEqual({ supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: 'v999.0.0' });
       // A 2025 version named in _meta: the client picks from the list; 2025 is spoken with initialize.
       const legacy = meta({ [META_KEYS.protocolVersion]: '2025-11-25' });
-      expect(expectError(await modern(t, key, 204, 'tools/list', {}, { meta: legacy, headers: { 'MCP-Protocol-Version': '2025-11-25' } }), 400, -32022, 204).data.requested).toBe('2025-11-25');
+      expect(
+        expectError(await modern(t, key, 204, 'tools/list', {}, { meta: legacy, headers: { 'MCP-Protocol-Version': '2025-11-25' } }), 400, -32022, 204).data
+          .requested,
+      ).toBe('2025-11-25');
       // Surrounding whitespace in the header is not part of its value.
       expectModernResult(await modern(t, key, 205, 'server/discover', {}, { headers: { 'MCP-Protocol-Version': `  ${MODERN}  ` } }), 205);
     });
@@ -167,15 +187,37 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       const params = { name: 'list_projects', arguments: {} };
       expectError(await modern(t, key, 400, 'tools/call', params, { headers: { 'Mcp-Name': '' } }), 400, -32020, 400);
       expectError(await modern(t, key, 401, 'tools/call', params, { headers: { 'Mcp-Name': 'list_articles' } }), 400, -32020, 401);
-      expectError(await modern(t, key, 402, 'prompts/get', { name: 'test_simple_prompt' }, { headers: { 'Mcp-Name': 'test_prompt_with_image' } }), 400, -32020, 402);
+      expectError(
+        await modern(t, key, 402, 'prompts/get', { name: 'test_simple_prompt' }, { headers: { 'Mcp-Name': 'test_prompt_with_image' } }),
+        400,
+        -32020,
+        402,
+      );
       expectModernResult(await modern(t, key, 403, 'tools/call', params, { headers: { 'Mcp-Name': '  list_projects  ' } }), 403);
-      expectModernResult(await modern(t, key, 404, 'tools/call', params, { headers: { 'Mcp-Name': `=?base64?${Buffer.from('list_projects').toString('base64')}?=` } }), 404);
-      expectError(await modern(t, key, 405, 'tools/call', params, { headers: { 'Mcp-Name': `=?base64?${Buffer.from('list_jobs').toString('base64')}?=` } }), 400, -32020, 405);
+      expectModernResult(
+        await modern(t, key, 404, 'tools/call', params, { headers: { 'Mcp-Name': `=?base64?${Buffer.from('list_projects').toString('base64')}?=` } }),
+        404,
+      );
+      expectError(
+        await modern(t, key, 405, 'tools/call', params, { headers: { 'Mcp-Name': `=?base64?${Buffer.from('list_jobs').toString('base64')}?=` } }),
+        400,
+        -32020,
+        405,
+      );
       expectModernResult(await modern(t, key, 406, 'tools/list', {}, { headers: { 'Mcp-Name': 'anything' } }), 406);
     });
 
     it('methods outside the 2026 table are HTTP 404 + -32601, removed ones included; the 2025 era keeps them', async () => {
-      const removed = ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'subscriptions/listen', 'tasks/list', 'unknown/method'];
+      const removed = [
+        'initialize',
+        'ping',
+        'logging/setLevel',
+        'resources/subscribe',
+        'resources/unsubscribe',
+        'subscriptions/listen',
+        'tasks/list',
+        'unknown/method',
+      ];
       for (const [i, method] of removed.entries()) {
         const error = expectError(await modern(t, key, 500 + i, method, method === 'logging/setLevel' ? { level: 'info' } : {}), 404, -32601, 500 + i);
         expect(error.message).toContain(method);
@@ -186,7 +228,7 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       expectError(await rpc(t, key, { jsonrpc: '2.0', id: 10, method: 'unknown/method' }, sessionHeaders(sessionId, '2025-11-25')), 200, -32601, 10);
     });
 
-    it('-32021 is HTTP 400 with data.requiredCapabilities, read from this request\'s _meta only', async () => {
+    it("-32021 is HTTP 400 with data.requiredCapabilities, read from this request's _meta only", async () => {
       const params = { name: 'test_missing_capability', arguments: {} };
       const error = expectError(await modern(t, key, 600, 'tools/call', params), 400, -32021, 600);
       expect(error.data).toEqual({ requiredCapabilities: { sampling: {} } });
@@ -231,7 +273,12 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       expect(error.message).toContain('2026-07-28');
       expect(error.message).toContain('2025-11-25');
       // 2026 _meta over a 2025 header and the session: the _meta names the era, same refusal.
-      expectError(await modern(t, key, 801, 'tools/list', {}, { headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' } }), 400, -32600, 801);
+      expectError(
+        await modern(t, key, 801, 'tools/list', {}, { headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' } }),
+        400,
+        -32600,
+        801,
+      );
       // An unknown session id with 2026 headers: the era's refusal, not the session's 404.
       expectError(await modern(t, key, 802, 'tools/list', {}, { headers: { 'Mcp-Session-Id': 'nope' } }), 400, -32600, 802);
       const still = await rpc(t, key, { jsonrpc: '2.0', id: 803, method: 'tools/list' }, sessionHeaders(sessionId, '2025-11-25'));
@@ -242,7 +289,12 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
     it('a 2025 session with a 2025 request carrying other _meta keys (progressToken) stays legacy', async () => {
       const { key } = await createTenant(t);
       const { sessionId } = await initSession(t, key, '2025-11-25');
-      const res = await rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {}, _meta: { progressToken: 't' } } }, sessionHeaders(sessionId, '2025-11-25'));
+      const res = await rpc(
+        t,
+        key,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {}, _meta: { progressToken: 't' } } },
+        sessionHeaders(sessionId, '2025-11-25'),
+      );
       expect(res.status).toBe(200);
       expect(res.body.result).not.toHaveProperty('resultType');
     });
@@ -280,7 +332,7 @@ describe('/mcp in both eras: the 2026-07-28 wire', () => {
       expectModernResult(above, 3);
     });
 
-    it('a 2025 session\'s logging/setLevel does not reach 2026 requests of the same credential', async () => {
+    it("a 2025 session's logging/setLevel does not reach 2026 requests of the same credential", async () => {
       const { key } = await createTenant(t);
       const { sessionId } = await initSession(t, key, '2025-11-25');
       const set = await rpc(t, key, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'debug' } }, sessionHeaders(sessionId, '2025-11-25'));
@@ -330,7 +382,11 @@ describe('/mcp 2026-07-28: the rate limit', () => {
     expect(refused).toHaveLength(2);
     for (const res of refused) {
       const error = expectError(res, 429, 429, answers.indexOf(res));
-      expect(error).toEqual({ code: 429, message: 'Rate limit exceeded: 3 requests per second for this credential. Retry after 1 s.', data: { retry_after_ms: expect.any(Number) } });
+      expect(error).toEqual({
+        code: 429,
+        message: 'Rate limit exceeded: 3 requests per second for this credential. Retry after 1 s.',
+        data: { retry_after_ms: expect.any(Number) },
+      });
       expect(error.data.retry_after_ms).toBeGreaterThanOrEqual(1);
       expect(error.data.retry_after_ms).toBeLessThanOrEqual(1_000);
       expect(res.headers['retry-after']).toBe('1');

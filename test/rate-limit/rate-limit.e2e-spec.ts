@@ -24,7 +24,8 @@ async function ping(t: TestApp, token: string, headers: Record<string, string> =
   return { status: res.status, body: res.body, headers: res.headers as Record<string, string>, at: Date.now() };
 }
 
-const CHATTER_REFUSAL = /^Rate limit exceeded: 50 protocol messages \(notifications, responses, GET, DELETE\) per second for this credential\. Retry after 1 s\.$/;
+const CHATTER_REFUSAL =
+  /^Rate limit exceeded: 50 protocol messages \(notifications, responses, GET, DELETE\) per second for this credential\. Retry after 1 s\.$/;
 
 /** A POST /mcp notification (protocol chatter: its own window of 10x the limit). */
 function notify(t: TestApp, token: string): Promise<Answer> {
@@ -48,7 +49,11 @@ function expectChatterRefusal(a: Answer, id: unknown): void {
   expect(a.headers['retry-after']).toBe('1');
   expect(a.headers['ratelimit-policy']).toBe('"chatter";q=50;w=1');
   expect(a.headers['ratelimit']).toBe('"chatter";r=0;t=1');
-  expect(a.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32029, message: expect.stringMatching(CHATTER_REFUSAL), data: { retry_after_ms: expect.any(Number) } } });
+  expect(a.body).toEqual({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32029, message: expect.stringMatching(CHATTER_REFUSAL), data: { retry_after_ms: expect.any(Number) } },
+  });
   expect(a.body.error.data.retry_after_ms).toBeGreaterThanOrEqual(1);
   expect(a.body.error.data.retry_after_ms).toBeLessThanOrEqual(1_000);
 }
@@ -63,13 +68,18 @@ function expectRefusal(a: Answer, id: unknown): void {
   expect(a.headers['retry-after']).toBe('1');
   expect(a.headers['ratelimit-policy']).toBe('"per-credential";q=5;w=1');
   expect(a.headers['ratelimit']).toBe('"per-credential";r=0;t=1');
-  expect(a.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32029, message: expect.stringMatching(REFUSAL), data: { retry_after_ms: expect.any(Number) } } });
+  expect(a.body).toEqual({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32029, message: expect.stringMatching(REFUSAL), data: { retry_after_ms: expect.any(Number) } },
+  });
   expect(a.body.error.data.retry_after_ms).toBeGreaterThanOrEqual(1);
   expect(a.body.error.data.retry_after_ms).toBeLessThanOrEqual(1_000);
 }
 
 /** The account's activity entries of one credential (all pages). */
-const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string }[]> => activity(t, tenant.accountId, `credential_id=${tenant.keyId}`);
+const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string }[]> =>
+  activity(t, tenant.accountId, `credential_id=${tenant.keyId}`);
 
 const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
 
@@ -84,7 +94,9 @@ describe('rate limit (in-process store): 5 requests per second per credential, r
 
   it('accepts 5 of 8 simultaneous requests and refuses 3 with 429, Retry-After and -32029 carrying the request id', async () => {
     const tenant = await createTenant(t);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => ping(t, tenant.key, {}, JSON.stringify({ jsonrpc: '2.0', id: `req-${i}`, method: 'ping' }))));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ping(t, tenant.key, {}, JSON.stringify({ jsonrpc: '2.0', id: `req-${i}`, method: 'ping' }))),
+    );
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
     expect(accepted).toHaveLength(5);
@@ -207,7 +219,12 @@ describe('rate limit (in-process store): 5 requests per second per credential, r
   it('records a refused initialize with the clientInfo it sends', async () => {
     const tenant = await createTenant(t);
     await Promise.all(Array.from({ length: 5 }, () => ping(t, tenant.key)));
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bursty-agent', version: '3.1.0' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bursty-agent', version: '3.1.0' } },
+    };
     expectRefusal(await ping(t, tenant.key, {}, JSON.stringify(initialize)), 1);
     const limited = await activity(t, tenant.accountId, 'outcome=rate_limited');
     expect(limited.map((e) => [e.method, e.client, e.session_id, e.count])).toEqual([['initialize', { name: 'bursty-agent', version: '3.1.0' }, null, 1]]);
@@ -264,7 +281,10 @@ describe('rate limit shared through Redis by two instances, refused at once with
     expect((await Promise.all(Array.from({ length: 5 }, (_, i) => ping(i % 2 ? b : a, tenant.key)))).map((x) => x.status)).toEqual([200, 200, 200, 200, 200]);
     const store = new Redis(redis.url);
     try {
-      const [chatter, requests] = await Promise.all([store.zcard(`reblog:rl:chatter:${tenant.keyId}`), store.zcard(`reblog:rl:per-credential:${tenant.keyId}`)]);
+      const [chatter, requests] = await Promise.all([
+        store.zcard(`reblog:rl:chatter:${tenant.keyId}`),
+        store.zcard(`reblog:rl:per-credential:${tenant.keyId}`),
+      ]);
       // Within the second (or the first few accepted ones already left: never more, never mixed).
       expect(chatter).toBeLessThanOrEqual(50);
       expect(chatter).toBeGreaterThan(5);
@@ -278,7 +298,9 @@ describe('rate limit shared through Redis by two instances, refused at once with
     const client = await connectClient(a, fresh.key);
     const sessionId = (client.transport as { sessionId?: string }).sessionId!;
     const headers = sessionHeaders(sessionId);
-    const lists = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(i % 2 ? a : b, fresh.key, { jsonrpc: '2.0', id: i, method: 'tools/list' }, headers)));
+    const lists = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => rpc(i % 2 ? a : b, fresh.key, { jsonrpc: '2.0', id: i, method: 'tools/list' }, headers)),
+    );
     expect(lists.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 429]);
     await client.close();
   });
@@ -297,7 +319,11 @@ describe('rate limit shared through Redis by two instances, refused at once with
     await redis.restart();
     // ioredis reconnects on its own (backoff up to 2 s).
     const storeUp = async (t: TestApp) => /^reblog_rate_limit_store_up 1$/m.test((await request(t.baseUrl).get('/metrics')).text);
-    await eventually(async () => (await Promise.all([storeUp(a), storeUp(b)])).every(Boolean), (up) => up, 10_000);
+    await eventually(
+      async () => (await Promise.all([storeUp(a), storeUp(b)])).every(Boolean),
+      (up) => up,
+      10_000,
+    );
     const fresh = await createTenant(a);
     const shared = await Promise.all(Array.from({ length: 10 }, (_, i) => ping(i % 2 ? b : a, fresh.key)));
     expect(shared.filter((x) => x.status === 200)).toHaveLength(5);

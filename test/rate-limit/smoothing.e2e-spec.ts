@@ -111,11 +111,29 @@ async function abortFreesTheSlot(apps: TestApp[], decisions: Decisions): Promise
     }).then((res) => res.status);
   const waiting = [post(abort.signal).catch((err: Error) => err.name), ...Array.from({ length: LIMIT - 1 }, () => post())];
   // All 10 hold a slot, 5 of them ahead: the queue is full.
-  await eventually(async () => decisions.of(tenant).reservations.length, (n) => n === 2 * LIMIT, 10_000, 10);
+  await eventually(
+    async () => decisions.of(tenant).reservations.length,
+    (n) => n === 2 * LIMIT,
+    10_000,
+    10,
+  );
   expect(decisions.of(tenant).reservations.filter((r) => r.waitMs > 0)).toHaveLength(LIMIT);
   abort.abort();
-  await eventually(async () => decisions.of(tenant).released, (n) => n === 1, 10_000, 10);
-  const next = await Promise.all([ping(b, tenant.key), eventually(async () => decisions.of(tenant).reservations.length, (n) => n === 2 * LIMIT + 1, 10_000, 10).then(() => ping(b, tenant.key))]);
+  await eventually(
+    async () => decisions.of(tenant).released,
+    (n) => n === 1,
+    10_000,
+    10,
+  );
+  const next = await Promise.all([
+    ping(b, tenant.key),
+    eventually(
+      async () => decisions.of(tenant).reservations.length,
+      (n) => n === 2 * LIMIT + 1,
+      10_000,
+      10,
+    ).then(() => ping(b, tenant.key)),
+  ]);
   // The 11th took the freed place in the queue: it waited for a slot and was answered.
   expect(decisions.of(tenant).reservations[2 * LIMIT].waitMs).toBeGreaterThan(0);
   expect(next[0].status).toBe(200);
@@ -165,7 +183,10 @@ describe('rate limit smoothing (in-process store, RATE_LIMIT_MAX_WAIT_MS default
     for (const a of refused) expectRefusal(a, -32029);
     expect(decisions.of(tenant).reservations.filter((r) => r.waitMs > 0)).toHaveLength(5);
     // Refused at once: both answered before any request that waited.
-    const waited = answers.filter((a) => a.status === 200).sort((x, y) => x.at - y.at).slice(5);
+    const waited = answers
+      .filter((a) => a.status === 200)
+      .sort((x, y) => x.at - y.at)
+      .slice(5);
     expect(Math.max(...refused.map((a) => a.at))).toBeLessThan(Math.min(...waited.map((a) => a.at)));
     const log = await entries(t, tenant);
     expect(sum(log)).toBe(12);
@@ -191,11 +212,20 @@ describe('rate limit smoothing (in-process store, RATE_LIMIT_MAX_WAIT_MS default
     await abortFreesTheSlot([t], decisions);
   });
 
-  it("lets the SDK client connect and list everything at once, unpaced: nothing is refused", async () => {
+  it('lets the SDK client connect and list everything at once, unpaced: nothing is refused', async () => {
     const tenant = await createTenant(t);
     const client = await connectClient(t, tenant.key);
     // initialize, then what clients send on connect, and a few more: 9 requests within a second.
-    const lists = await Promise.all([client.listTools(), client.listPrompts(), client.listResources(), client.listResourceTemplates(), client.listTools(), client.ping(), client.listTools(), client.listPrompts()]);
+    const lists = await Promise.all([
+      client.listTools(),
+      client.listPrompts(),
+      client.listResources(),
+      client.listResourceTemplates(),
+      client.listTools(),
+      client.ping(),
+      client.listTools(),
+      client.listPrompts(),
+    ]);
     expect(lists).toHaveLength(8);
     await client.close();
     expectAtMostLimitPerSecond(decisions.of(tenant).starts);

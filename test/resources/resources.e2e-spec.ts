@@ -17,7 +17,12 @@ let nextId = 1;
 
 /** A raw JSON-RPC request (stateless unless `headers` name a session); answers the body. */
 async function raw(t: TestApp, key: string, method: string, params?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await rpc(t, key, { jsonrpc: '2.0', id: nextId++, method, ...(params === undefined ? {} : { params }) }, { 'MCP-Protocol-Version': '2025-11-25', ...headers });
+  const res = await rpc(
+    t,
+    key,
+    { jsonrpc: '2.0', id: nextId++, method, ...(params === undefined ? {} : { params }) },
+    { 'MCP-Protocol-Version': '2025-11-25', ...headers },
+  );
   expect(res.status).toBe(200);
   return res.body;
 }
@@ -48,7 +53,13 @@ describe('MCP resources', () => {
   /** Stores an image as generate_image does (its bytes in Postgres). */
   async function seedMedia(accountId: string, projectId: string, data = PNG): Promise<string> {
     const id = newId();
-    await db.query(`INSERT INTO media (id, account_id, project_id, mime_type, width, height, size, data) VALUES ($1, $2, $3, 'image/png', 1, 1, $4, $5)`, [id, accountId, projectId, data.length, data]);
+    await db.query(`INSERT INTO media (id, account_id, project_id, mime_type, width, height, size, data) VALUES ($1, $2, $3, 'image/png', 1, 1, $4, $5)`, [
+      id,
+      accountId,
+      projectId,
+      data.length,
+      data,
+    ]);
     return id;
   }
   async function minutesAgo(articleId: string, minutes: number): Promise<void> {
@@ -119,7 +130,11 @@ describe('MCP resources', () => {
     });
 
     it('lists only what the credential could read with get_article: not another account, an unreachable project, one with get_article disabled, nor without the read scope', async () => {
-      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Open' }, { name: 'Closed', disabled_tools: ['get_article'] }, { name: 'Unreached' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [
+        { name: 'Open' },
+        { name: 'Closed', disabled_tools: ['get_article'] },
+        { name: 'Unreached' },
+      ]);
       const [open, closed, unreached] = projectIds;
       const visible = await seedArticle(t, accountId, open, { title: 'Visible' });
       await seedArticle(t, accountId, closed, { title: 'Disabled there' });
@@ -196,13 +211,19 @@ describe('MCP resources', () => {
       const [project] = tenant.projectIds;
       const article = await seedArticle(t, tenant.accountId, project, { title: 'Escapes', handle: 'caf-au-lait' });
       const escapedHandle = `reblog://projects/${project}/articles/caf%2Dau%2dlait`;
-      expect((await raw(t, tenant.key, 'resources/read', { uri: escapedHandle })).result.contents[0]).toEqual(expect.objectContaining({ uri: escapedHandle, mimeType: 'text/markdown' }));
+      expect((await raw(t, tenant.key, 'resources/read', { uri: escapedHandle })).result.contents[0]).toEqual(
+        expect.objectContaining({ uri: escapedHandle, mimeType: 'text/markdown' }),
+      );
       const escapedProject = `reblog://projects/${project.replace(/-/g, '%2D')}/articles/id/${article.id}`;
       expect((await raw(t, tenant.key, 'resources/read', { uri: escapedProject })).result.contents[0].uri).toBe(escapedProject);
     });
 
     it('answers the same -32002 "Resource not found" with data.uri for every URI it cannot read, of every shape', async () => {
-      const { accountId, projectIds } = await newAccountWithProjects(t, [{ name: 'Open' }, { name: 'Closed', disabled_tools: ['get_article'] }, { name: 'Unreached' }]);
+      const { accountId, projectIds } = await newAccountWithProjects(t, [
+        { name: 'Open' },
+        { name: 'Closed', disabled_tools: ['get_article'] },
+        { name: 'Unreached' },
+      ]);
       const [open, closed, unreached] = projectIds;
       const { key } = await newKey(t, accountId, withRole([open, closed], 'viewer'), ['read']);
       const other = await createTenant(t);
@@ -264,7 +285,7 @@ describe('MCP resources', () => {
       return db.query(`SELECT uri, article_id FROM mcp_resource_subscriptions WHERE session_id = $1 ORDER BY uri`, [sessionId]);
     }
 
-    it('stores a session\'s subscriptions in Postgres, idempotently (concurrent duplicates too); unsubscribe of anything is {}', async () => {
+    it("stores a session's subscriptions in Postgres, idempotently (concurrent duplicates too); unsubscribe of anything is {}", async () => {
       const tenant = await createTenant(t);
       const [project] = tenant.projectIds;
       const article = await seedArticle(t, tenant.accountId, project, { title: 'Watched' });
@@ -273,7 +294,9 @@ describe('MCP resources', () => {
       const headers = sessionHeaders(sessionId, '2025-11-25');
       const byId = articleUri(project, article.id);
       const byHandle = articleHandleUri(project, article.handle);
-      const answers = await Promise.all([byId, byId, byId, byHandle, mediaUri(project, image)].map((uri) => raw(t, tenant.key, 'resources/subscribe', { uri }, headers)));
+      const answers = await Promise.all(
+        [byId, byId, byId, byHandle, mediaUri(project, image)].map((uri) => raw(t, tenant.key, 'resources/subscribe', { uri }, headers)),
+      );
       for (const body of answers) expect(body).toEqual({ jsonrpc: '2.0', id: body.id, result: {} });
       expect(await subscriptions(sessionId)).toEqual(
         [
@@ -301,7 +324,13 @@ describe('MCP resources', () => {
       const foreign = await seedArticle(t, other.accountId, other.projectIds[0], { title: 'Foreign' });
       const { sessionId } = await initSession(t, key, '2025-11-25');
       const headers = sessionHeaders(sessionId, '2025-11-25');
-      for (const uri of [articleUri(closed, hidden.id), articleUri(foreign.project_id, foreign.id), articleUri(open, MISSING_ID), 'reblog://projects/x/articles/y', 'test://watched-resource']) {
+      for (const uri of [
+        articleUri(closed, hidden.id),
+        articleUri(foreign.project_id, foreign.id),
+        articleUri(open, MISSING_ID),
+        'reblog://projects/x/articles/y',
+        'test://watched-resource',
+      ]) {
         expectNotFound(await raw(t, key, 'resources/subscribe', { uri }, headers), uri);
       }
       expect(await subscriptions(sessionId)).toEqual([]);
@@ -315,11 +344,17 @@ describe('MCP resources', () => {
       }
       const { sessionId } = await initSession(t, tenant.key, '2025-11-25');
       for (const method of ['resources/subscribe', 'resources/unsubscribe']) {
-        for (const params of [undefined, {}, { uri: 1 }, [], { uri: '' }]) expectInvalidParams(await raw(t, tenant.key, method, params, sessionHeaders(sessionId, '2025-11-25')), /uri|object/);
+        for (const params of [undefined, {}, { uri: 1 }, [], { uri: '' }])
+          expectInvalidParams(await raw(t, tenant.key, method, params, sessionHeaders(sessionId, '2025-11-25')), /uri|object/);
       }
       // Another credential's session is 404 before any method runs.
       const other = await createTenant(t);
-      const res = await rpc(t, other.key, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x' } }, sessionHeaders(sessionId, '2025-11-25'));
+      const res = await rpc(
+        t,
+        other.key,
+        { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x' } },
+        sessionHeaders(sessionId, '2025-11-25'),
+      );
       expect(res.status).toBe(404);
     });
   });
@@ -333,18 +368,24 @@ describe('MCP resources', () => {
       await f?.close();
     });
 
-    it('lists, reads and templates the test:// resources through the same registry, beside the product\'s', async () => {
+    it("lists, reads and templates the test:// resources through the same registry, beside the product's", async () => {
       const tenant = await createTenant(f);
       const article = await seedArticle(f, tenant.accountId, tenant.projectIds[0], { title: 'Product' });
       const client = await connectClient(f, tenant.key);
       const first = await client.listResources();
       const all = [...first.resources, ...(first.nextCursor ? (await client.listResources({ cursor: first.nextCursor })).resources : [])];
-      expect(all.map((r) => r.uri).sort()).toEqual([articleUri(tenant.projectIds[0], article.id), 'test://static-binary', 'test://static-text', 'test://watched-resource'].sort());
+      expect(all.map((r) => r.uri).sort()).toEqual(
+        [articleUri(tenant.projectIds[0], article.id), 'test://static-binary', 'test://static-text', 'test://watched-resource'].sort(),
+      );
       expect((await client.listResourceTemplates()).resourceTemplates.map((r) => r.uriTemplate)).toContain('test://template/{id}/data');
       expect(await client.readResource({ uri: 'test://template/123/data' })).toEqual({
         contents: [{ uri: 'test://template/123/data', mimeType: 'application/json', text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}' }],
       });
-      expect((await client.readResource({ uri: 'test://static-binary' })).contents[0]).toEqual({ uri: 'test://static-binary', mimeType: 'image/png', blob: expect.any(String) });
+      expect((await client.readResource({ uri: 'test://static-binary' })).contents[0]).toEqual({
+        uri: 'test://static-binary',
+        mimeType: 'image/png',
+        blob: expect.any(String),
+      });
       await expect(client.readResource({ uri: 'test://nothing' })).rejects.toMatchObject({ code: -32002 });
       await expect(client.subscribeResource({ uri: 'test://watched-resource' })).resolves.toEqual({});
       await client.close();

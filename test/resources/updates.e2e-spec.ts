@@ -94,7 +94,10 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 
@@ -113,7 +116,7 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
     return res.body;
   }
 
-  it('opens a session\'s event stream (200, text/event-stream); 400 without a session, 406 without Accept: text/event-stream, 404 for another credential\'s session', async () => {
+  it("opens a session's event stream (200, text/event-stream); 400 without a session, 406 without Accept: text/event-stream, 404 for another credential's session", async () => {
     const { tenant, sessionId } = await setup();
     const stream = await openStream(a, tenant.key, sessionId);
     expect(stream.status).toBe(200);
@@ -123,7 +126,11 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
 
     const none = await openStream(a, tenant.key, null);
     expect(none.status).toBe(400);
-    expect(JSON.parse(none.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/Mcp-Session-Id.*cannot subscribe/) } });
+    expect(JSON.parse(none.body)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/Mcp-Session-Id.*cannot subscribe/) },
+    });
     for (const accept of ['application/json', '*/*', '']) {
       const refused = await openStream(a, tenant.key, sessionId, accept);
       expect(refused.status).toBe(406);
@@ -168,7 +175,7 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
     stream.close();
   });
 
-  it('reaches the official SDK client\'s notification handler (its own GET stream) when another instance changes the article', async () => {
+  it("reaches the official SDK client's notification handler (its own GET stream) when another instance changes the article", async () => {
     const tenant = await createTenant(a);
     const [project] = tenant.projectIds;
     const article = await callOk(b, tenant.key, 'create_article', { title: 'SDK watched' });
@@ -294,7 +301,11 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
     stream.messages.length = 0;
 
     const listeners = () =>
-      withClient(db.url, async (c) => (await c.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`)).rows.map((r) => r.pid as number));
+      withClient(db.url, async (c) =>
+        (await c.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`)).rows.map(
+          (r) => r.pid as number,
+        ),
+      );
     const cut = await listeners();
     expect(cut).toHaveLength(2);
     await withClient(db.url, (c) => c.query(`SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid`, [cut]));
@@ -321,7 +332,10 @@ describe('GET /mcp and notifications/resources/updated across instances', () => 
     const { tenant, sessionId } = await setup();
     const stream = await openStream(a, tenant.key, sessionId);
     stream.close();
-    const entries = await withClient(db.url, async (c) => (await c.query(`SELECT method, outcome, session_id FROM activity_log WHERE account_id = $1 AND method = 'GET'`, [tenant.accountId])).rows);
+    const entries = await withClient(
+      db.url,
+      async (c) => (await c.query(`SELECT method, outcome, session_id FROM activity_log WHERE account_id = $1 AND method = 'GET'`, [tenant.accountId])).rows,
+    );
     expect(entries).toEqual([{ method: 'GET', outcome: 'ok', session_id: sessionId }]);
   });
 });

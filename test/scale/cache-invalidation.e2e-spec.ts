@@ -17,7 +17,10 @@ describe('cache invalidation across instances', () => {
   let b: TestApp;
 
   beforeAll(async () => {
-    ({ db, apps: [a, b] } = await startInstances({}, { ROLE: 'api' }));
+    ({
+      db,
+      apps: [a, b],
+    } = await startInstances({}, { ROLE: 'api' }));
   });
   afterAll(() => db?.drop());
 
@@ -30,7 +33,12 @@ describe('cache invalidation across instances', () => {
     expect((await list(b, tenant.key)).status).toBe(200); // now cached by b
     await admin(a, 'delete', `/admin/v1/api-keys/${tenant.keyId}`, undefined, 204);
     expect((await list(a, tenant.key)).status).toBe(401);
-    const refused = await eventually(() => list(b, tenant.key), (res) => res.status === 401, SOON, 20);
+    const refused = await eventually(
+      () => list(b, tenant.key),
+      (res) => res.status === 401,
+      SOON,
+      20,
+    );
     expect(refused.body.error.message).toMatch(/revoked/);
   });
 
@@ -38,7 +46,12 @@ describe('cache invalidation across instances', () => {
     const tenant = await createTenant(a);
     expect(toolNames(await list(b, tenant.key))).toContain('delete_article');
     await admin(a, 'patch', `/admin/v1/projects/${tenant.projectIds[0]}`, { disabled_tools: ['delete_article'] }, 200);
-    await eventually(() => list(b, tenant.key), (res) => !toolNames(res).includes('delete_article'), SOON, 20);
+    await eventually(
+      () => list(b, tenant.key),
+      (res) => !toolNames(res).includes('delete_article'),
+      SOON,
+      20,
+    );
   });
 
   it('a session ended on one instance is unknown to the other at once', async () => {
@@ -47,28 +60,49 @@ describe('cache invalidation across instances', () => {
     expect((await list(b, tenant.key, headers)).status).toBe(200); // now cached by b
     const ended = await a.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(headers);
     expect(ended.status).toBe(204);
-    await eventually(() => list(b, tenant.key, headers), (res) => res.status === 404, SOON, 20);
+    await eventually(
+      () => list(b, tenant.key, headers),
+      (res) => res.status === 404,
+      SOON,
+      20,
+    );
   });
 
   it('after its LISTEN connection is cut, an instance listens again, and drops what it may have missed meanwhile', async () => {
     const listeners = () =>
-      withClient(db.url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`)).rows[0].n));
+      withClient(db.url, async (c) =>
+        Number(
+          (await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`)).rows[0].n,
+        ),
+      );
     expect(await listeners()).toBe(2);
     const missed = await createTenant(a);
     const later = await createTenant(a);
     expect((await list(b, missed.key)).status).toBe(200); // cached by b, for 3 s
     expect((await list(b, later.key)).status).toBe(200);
 
-    await withClient(db.url, (c) => c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`));
+    await withClient(db.url, (c) =>
+      c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'reblog-mcp-listen' AND datname = current_database()`),
+    );
     await eventually(listeners, (n) => n === 0, SOON, 10);
     // Revoked while nobody listens: b never hears of it, and must not serve it until its entry expires.
     await admin(a, 'delete', `/admin/v1/api-keys/${missed.keyId}`, undefined, 204);
     await eventually(listeners, (n) => n === 2, 5_000, 50);
-    await eventually(() => list(b, missed.key), (res) => res.status === 401, SOON, 20);
+    await eventually(
+      () => list(b, missed.key),
+      (res) => res.status === 401,
+      SOON,
+      20,
+    );
 
     // Listening again: a revocation now reaches b at once.
     expect((await list(b, later.key)).status).toBe(200);
     await admin(a, 'delete', `/admin/v1/api-keys/${later.keyId}`, undefined, 204);
-    await eventually(() => list(b, later.key), (res) => res.status === 401, SOON, 20);
+    await eventually(
+      () => list(b, later.key),
+      (res) => res.status === 401,
+      SOON,
+      20,
+    );
   });
 });

@@ -21,8 +21,18 @@ describe('several instances behind a gateway', () => {
   beforeAll(async () => {
     redis = await startRedis();
     db = await createDatabase();
-    const common = { REDIS_URL: redis.url, RATE_LIMIT_PER_SECOND: '5', SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '1500', ADMIN_TOKEN: 'scale-test-admin-token-0123456789' };
-    [api1, api2, worker] = await Promise.all([db.server({ ...common, ROLE: 'api' }), db.server({ ...common, ROLE: 'api' }), db.server({ ...common, ROLE: 'worker' })]);
+    const common = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_PER_SECOND: '5',
+      SYNC_BUDGET_MS: '0',
+      LOCAL_PROVIDER_DELAY_MS: '1500',
+      ADMIN_TOKEN: 'scale-test-admin-token-0123456789',
+    };
+    [api1, api2, worker] = await Promise.all([
+      db.server({ ...common, ROLE: 'api' }),
+      db.server({ ...common, ROLE: 'api' }),
+      db.server({ ...common, ROLE: 'worker' }),
+    ]);
   }, 180_000);
 
   afterAll(async () => {
@@ -51,7 +61,13 @@ describe('several instances behind a gateway', () => {
     const log = await admin(api2, 'get', `/admin/v1/accounts/${tenant.accountId}/activity?method=tools%2Flist`, undefined, 200);
     expect(log.items[0]).toMatchObject({ session_id: session, client: { name: 'scale-client', version: '2.0' } });
 
-    expect((await request(api2.baseUrl).delete('/mcp').set({ Authorization: `Bearer ${tenant.key}`, ...headers })).status).toBe(204);
+    expect(
+      (
+        await request(api2.baseUrl)
+          .delete('/mcp')
+          .set({ Authorization: `Bearer ${tenant.key}`, ...headers })
+      ).status,
+    ).toBe(204);
     const ended = await post(api1, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, headers);
     expect(ended.status).toBe(404);
   });
@@ -105,7 +121,12 @@ describe('several instances behind a gateway', () => {
     const started = await callOk(api1, tenant.key, 'write_article', { brief: 'Bread across instances', title: 'Across instances' });
     expect(started).toMatchObject({ job_id: expect.any(String) });
     // Only the worker process claims jobs (the api instances are ROLE=api).
-    const running = await eventually(() => jobRow(db.url, started.job_id), (r) => r.status !== 'queued', 30_000, 50);
+    const running = await eventually(
+      () => jobRow(db.url, started.job_id),
+      (r) => r.status !== 'queued',
+      30_000,
+      50,
+    );
     if (running.status === 'running') expect(running.locked_by).toContain(`:${worker.child.pid}:`);
     const job = await eventually(
       () => callOk(api2, tenant.key, 'get_job', { job_id: started.job_id }),
@@ -116,7 +137,10 @@ describe('several instances behind a gateway', () => {
     expect(job.status).toBe('succeeded');
     const row = await jobRow(db.url, started.job_id);
     expect(row.attempts).toBe(1);
-    const articles = await withClient(db.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM articles WHERE job_id = $1', [started.job_id])).rows[0].n);
+    const articles = await withClient(
+      db.url,
+      async (c) => (await c.query('SELECT count(*)::int AS n FROM articles WHERE job_id = $1', [started.job_id])).rows[0].n,
+    );
     expect(articles).toBe(1);
   }, 90_000);
 

@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { newUser, signedIn, type TestUser } from '../support/people.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expireLink, field, linkRow, newLink, openSignIn, PAGE_CSP, pathOf, postSignIn, sessionsOf, setCookies, signInWithLink, sqlOn } from './sign-in-helpers.js';
+import {
+  expireLink,
+  field,
+  linkRow,
+  newLink,
+  openSignIn,
+  PAGE_CSP,
+  pathOf,
+  postSignIn,
+  sessionsOf,
+  setCookies,
+  signInWithLink,
+  sqlOn,
+} from './sign-in-helpers.js';
 
 describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
   let t: TestApp;
@@ -169,7 +182,11 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
     });
 
     it.each([
-      ['a path and query', '/oauth/authorize?client_id=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb', '/oauth/authorize?client_id=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb'],
+      [
+        'a path and query',
+        '/oauth/authorize?client_id=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb',
+        '/oauth/authorize?client_id=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb',
+      ],
       ['an absolute URL', 'https://evil.test/steal', '/console/'],
       ['an absolute URL of this very server', 'PUBLIC_URL/console/x', '/console/'],
       ['//host', '//evil.test/steal', '/console/'],
@@ -226,7 +243,11 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
     });
 
     it('accepts Origin: null (Chromium sends it from a page with Referrer-Policy: no-referrer), its own Origin, and no such header', async () => {
-      const cases: Record<string, string>[] = [{ Origin: 'null', 'Sec-Fetch-Site': 'same-origin' }, { 'Sec-Fetch-Site': 'same-origin', Origin: new URL(t.config.publicUrl).origin }, {}];
+      const cases: Record<string, string>[] = [
+        { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' },
+        { 'Sec-Fetch-Site': 'same-origin', Origin: new URL(t.config.publicUrl).origin },
+        {},
+      ];
       for (const headers of cases) {
         const link = await newLink(t, person.id);
         const page = await openSignIn(t, pathOf(link.url));
@@ -248,14 +269,17 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
       expect(res.text).not.toMatch(/<script/i);
     });
 
-    it.each(['/.//evil.example/phish', '/x/..//evil.example', '/%2e//evil.example'])('a return_to that normalises to //host (%j) gives no Continue link there', async (returnTo) => {
-      const session = await signedIn(t, person.id);
-      const res = await t.http.get(`/oauth/login?return_to=${encodeURIComponent(returnTo)}`).set('Cookie', session.cookie);
-      expect(res.status).toBe(200);
-      expect(res.text).toContain('You are signed in');
-      expect(res.text).not.toContain('evil.example');
-      expect(res.text).not.toMatch(/href="\/\//);
-    });
+    it.each(['/.//evil.example/phish', '/x/..//evil.example', '/%2e//evil.example'])(
+      'a return_to that normalises to //host (%j) gives no Continue link there',
+      async (returnTo) => {
+        const session = await signedIn(t, person.id);
+        const res = await t.http.get(`/oauth/login?return_to=${encodeURIComponent(returnTo)}`).set('Cookie', session.cookie);
+        expect(res.status).toBe(200);
+        expect(res.text).toContain('You are signed in');
+        expect(res.text).not.toContain('evil.example');
+        expect(res.text).not.toMatch(/href="\/\//);
+      },
+    );
 
     it('POST /oauth/logout with the csrf ends the session (its row) and clears the cookie', async () => {
       const session = await signedIn(t, person.id);
@@ -299,7 +323,9 @@ describe('sign-in with a login link (LOGIN_METHODS=link, the default)', () => {
     });
 
     it('a token and a return_to with markup are escaped in the form', async () => {
-      const res = await t.http.get(`/oauth/login?token=${encodeURIComponent('"><script>alert(1)</script>')}&return_to=${encodeURIComponent('/x?"><script>y</script>')}`);
+      const res = await t.http.get(
+        `/oauth/login?token=${encodeURIComponent('"><script>alert(1)</script>')}&return_to=${encodeURIComponent('/x?"><script>y</script>')}`,
+      );
       expect(res.status).toBe(200);
       expect(res.text).not.toMatch(/<script/i);
       expect(field(res.text, 'token')).toBe('"><script>alert(1)</script>');
@@ -321,7 +347,10 @@ describe('the per-IP limit of /oauth/login', () => {
     const page = await openSignIn(t, '/oauth/login', undefined, { 'X-Forwarded-For': '203.0.113.7' });
     expect((await postSignIn(t, page, { token: 'rbl_x' }, { 'X-Forwarded-For': '203.0.113.7' })).status).toBe(400);
     expect((await t.http.get('/oauth/login').set('X-Forwarded-For', '203.0.113.7')).status).toBe(200);
-    for (const res of [await t.http.get('/oauth/login').set('X-Forwarded-For', '203.0.113.7'), await postSignIn(t, page, { token: 'rbl_x' }, { 'X-Forwarded-For': '203.0.113.7' })]) {
+    for (const res of [
+      await t.http.get('/oauth/login').set('X-Forwarded-For', '203.0.113.7'),
+      await postSignIn(t, page, { token: 'rbl_x' }, { 'X-Forwarded-For': '203.0.113.7' }),
+    ]) {
       expect(res.status).toBe(429);
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);

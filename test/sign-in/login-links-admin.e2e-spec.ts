@@ -10,7 +10,10 @@ describe('POST /admin/v1/users/:user_id/login-links', () => {
   let t: TestApp;
   let person: TestUser;
   const post = (userId: string, body: unknown, token = t.adminToken) =>
-    t.http.post(`/admin/v1/users/${userId}/login-links`).set('Authorization', `Bearer ${token}`).send(body as object);
+    t.http
+      .post(`/admin/v1/users/${userId}/login-links`)
+      .set('Authorization', `Bearer ${token}`)
+      .send(body as object);
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -37,9 +40,14 @@ describe('POST /admin/v1/users/:user_id/login-links', () => {
 
   it('stores only the hash of the token', async () => {
     const { body } = await post(person.id, {});
-    const { rows } = await sqlOn(t, `SELECT token_hash, user_id, used_at FROM login_links WHERE token_hash = $1`, [createHash('sha256').update(body.token).digest()]);
+    const { rows } = await sqlOn(t, `SELECT token_hash, user_id, used_at FROM login_links WHERE token_hash = $1`, [
+      createHash('sha256').update(body.token).digest(),
+    ]);
     expect(rows).toEqual([{ token_hash: expect.any(Buffer), user_id: person.id, used_at: null }]);
-    const { rows: plain } = await sqlOn(t, `SELECT count(*)::int AS n FROM login_links WHERE position($1::bytea in token_hash) > 0 OR return_to = $2`, [Buffer.from(body.token), body.token]);
+    const { rows: plain } = await sqlOn(t, `SELECT count(*)::int AS n FROM login_links WHERE position($1::bytea in token_hash) > 0 OR return_to = $2`, [
+      Buffer.from(body.token),
+      body.token,
+    ]);
     expect(plain[0].n).toBe(0);
   });
 

@@ -227,7 +227,9 @@ describe('oidc sign-in (oauth2-mock-server)', () => {
     it('an expired pending sign-in is refused', async () => {
       const started = await start();
       const callback = await atProvider(started.authorize);
-      await sqlOn(t, `UPDATE oidc_sign_ins SET expires_at = now() - interval '1 second' WHERE state_hash = sha256(convert_to($1, 'UTF8'))`, [started.state.value]);
+      await sqlOn(t, `UPDATE oidc_sign_ins SET expires_at = now() - interval '1 second' WHERE state_hash = sha256(convert_to($1, 'UTF8'))`, [
+        started.state.value,
+      ]);
       expect((await t.http.get(callback.pathname + callback.search).set('Cookie', started.cookie)).status).toBe(400);
     });
   });
@@ -269,7 +271,9 @@ describe('oidc sign-in across instances', () => {
     try {
       const [a, b] = apps;
       const person = await newUser(a);
-      idp.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => Object.assign(token.payload, { email: person.email, email_verified: true }));
+      idp.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) =>
+        Object.assign(token.payload, { email: person.email, email_verified: true }),
+      );
       const started = await a.http.get('/oauth/login/oidc');
       const cookie = `rb_oidc_state=${setCookies(started).rb_oidc_state.value}`;
       const atProvider = await fetch(started.headers.location, { redirect: 'manual' });

@@ -25,7 +25,17 @@ export function setCookies(res: Response): Record<string, { value: string; attri
 export function field(page: string, name: string): string | undefined {
   const input = page.match(new RegExp(`<input[^>]*name="${name}"[^>]*>`))?.[0];
   const value = input?.match(/value="([^"]*)"/)?.[1];
-  return value === undefined ? (input ? '' : undefined) : value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
+  return value === undefined
+    ? input
+      ? ''
+      : undefined
+    : value
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&#96;/g, '`')
+        .replace(/&amp;/g, '&');
 }
 
 /** What a browser holds after opening the sign-in page: the pre-session cookie and the form's csrf. */
@@ -56,7 +66,11 @@ export function postSignIn(t: TestApp, page: OpenedPage, form: Record<string, st
 }
 
 /** A login link for `userId` through the admin API. */
-export function newLink(t: TestApp, userId: string, body: { expires_in?: number; return_to?: string } = {}): Promise<{ url: string; token: string; expires_at: string }> {
+export function newLink(
+  t: TestApp,
+  userId: string,
+  body: { expires_in?: number; return_to?: string } = {},
+): Promise<{ url: string; token: string; expires_at: string }> {
   return admin(t, 'post', `/admin/v1/users/${userId}/login-links`, body, 201);
 }
 
@@ -69,7 +83,10 @@ export const pathOf = (url: string) => {
 /** Opens a link's page and presses Sign in: the POST's answer, and the rb_session cookie it set (if any). */
 export async function signInWithLink(t: TestApp, url: string): Promise<{ res: Response; session?: string }> {
   const page = await openSignIn(t, pathOf(url));
-  const res = await postSignIn(t, page, { token: field(page.res.text, 'token')!, ...(field(page.res.text, 'return_to') ? { return_to: field(page.res.text, 'return_to')! } : {}) });
+  const res = await postSignIn(t, page, {
+    token: field(page.res.text, 'token')!,
+    ...(field(page.res.text, 'return_to') ? { return_to: field(page.res.text, 'return_to')! } : {}),
+  });
   const session = setCookies(res).rb_session?.value;
   return { res, session: session ? `rb_session=${session}` : undefined };
 }

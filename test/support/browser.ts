@@ -105,9 +105,15 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   await page.evaluate(AXE_SOURCE);
   const { passes, violations } = await page.evaluate(async () => {
     // Runs in the page: its globals, not Node's (the test's tsconfig has no DOM types).
-    const inPage = globalThis as unknown as { axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> }; document: unknown };
+    const inPage = globalThis as unknown as {
+      axe: { run(ctx: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      document: unknown;
+    };
     const result = await inPage.axe.run(inPage.document);
-    return { passes: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })) };
+    return {
+      passes: result.passes.length,
+      violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })),
+    };
   });
   // axe did run its rules (a pass that checked nothing would find nothing too).
   expect(passes).toBeGreaterThan(10);

@@ -47,9 +47,11 @@ export async function startFakeOpenAi(opts: { otherSizes?: string[] } = {}): Pro
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       fake.seen.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
-      const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(typeof json === 'string' ? json : JSON.stringify(json));
+      const send = (status: number, json: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(typeof json === 'string' ? json : JSON.stringify(json));
       if (fake.answer) return send(fake.answer.status, fake.answer.body);
-      if (req.method !== 'POST' || req.url !== '/v1/images/generations') return send(404, { error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+      if (req.method !== 'POST' || req.url !== '/v1/images/generations')
+        return send(404, { error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
       let request: { model?: string; size?: string; response_format?: string };
       try {
         request = JSON.parse(body) as typeof request;

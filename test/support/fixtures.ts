@@ -30,7 +30,12 @@ export async function admin<T = any>(t: TestApp, method: 'get' | 'post' | 'patch
 }
 
 /** A project of `accountId`, as the admin API answers it. */
-export async function newProject(t: TestApp, accountId: string, name = 'Blog', disabled_tools?: string[]): Promise<{ id: string; account_id: string; name: string; disabled_tools: string[]; created_at: string }> {
+export async function newProject(
+  t: TestApp,
+  accountId: string,
+  name = 'Blog',
+  disabled_tools?: string[],
+): Promise<{ id: string; account_id: string; name: string; disabled_tools: string[]; created_at: string }> {
   return admin(t, 'post', `/admin/v1/accounts/${accountId}/projects`, { name, ...(disabled_tools ? { disabled_tools } : {}) }, 201);
 }
 
@@ -41,7 +46,10 @@ export async function newAccount(t: TestApp): Promise<{ id: string; name: string
 }
 
 /** A new account with the named projects (optionally with disabled tools); no credential yet. */
-export async function newAccountWithProjects(t: TestApp, projects: { name?: string; disabled_tools?: string[] }[]): Promise<{ accountId: string; projectIds: string[] }> {
+export async function newAccountWithProjects(
+  t: TestApp,
+  projects: { name?: string; disabled_tools?: string[] }[],
+): Promise<{ accountId: string; projectIds: string[] }> {
   const account = await newAccount(t);
   const projectIds: string[] = [];
   for (const [i, p] of projects.entries()) projectIds.push((await newProject(t, account.id, p.name ?? `Project ${i + 1}`, p.disabled_tools)).id);
@@ -49,7 +57,13 @@ export async function newAccountWithProjects(t: TestApp, projects: { name?: stri
 }
 
 /** An API key of `accountId` reaching the given projects with the given roles. */
-export async function newKey(t: TestApp, accountId: string, projects: { project_id: string; role: Role }[], scopes: Scope[] = ALL_SCOPES, name = 'e2e key'): Promise<{ key: string; id: string }> {
+export async function newKey(
+  t: TestApp,
+  accountId: string,
+  projects: { project_id: string; role: Role }[],
+  scopes: Scope[] = ALL_SCOPES,
+  name = 'e2e key',
+): Promise<{ key: string; id: string }> {
   const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/api-keys`, { name, scopes, projects }, 201);
   return { key: created.key, id: created.id };
 }
@@ -60,17 +74,22 @@ export function withRole(projectIds: string[], role: Role): { project_id: string
 }
 
 /** A grant (OAuth-style access token) of `accountId`. */
-export async function newGrant(t: TestApp, accountId: string, projects: { project_id: string; role: Role }[], scopes: Scope[] = ALL_SCOPES): Promise<{ token: string; id: string }> {
+export async function newGrant(
+  t: TestApp,
+  accountId: string,
+  projects: { project_id: string; role: Role }[],
+  scopes: Scope[] = ALL_SCOPES,
+): Promise<{ token: string; id: string }> {
   const created = await admin(t, 'post', `/admin/v1/accounts/${accountId}/grants`, { client_name: 'e2e client', scopes, projects }, 201);
   return { token: created.access_token, id: created.id };
 }
 
 /** An account with `projects` projects and one API key reaching them all with `role` and `scopes`. */
-export async function createTenant(
-  t: TestApp,
-  opts: { projects?: number; role?: Role; scopes?: Scope[]; disabledTools?: string[] } = {},
-): Promise<Tenant> {
-  const { accountId, projectIds } = await newAccountWithProjects(t, Array.from({ length: opts.projects ?? 1 }, () => ({ disabled_tools: opts.disabledTools ?? [] })));
+export async function createTenant(t: TestApp, opts: { projects?: number; role?: Role; scopes?: Scope[]; disabledTools?: string[] } = {}): Promise<Tenant> {
+  const { accountId, projectIds } = await newAccountWithProjects(
+    t,
+    Array.from({ length: opts.projects ?? 1 }, () => ({ disabled_tools: opts.disabledTools ?? [] })),
+  );
   const key = await newKey(t, accountId, withRole(projectIds, opts.role ?? 'owner'), opts.scopes, 'test key');
   return { accountId, projectIds, key: key.key, keyId: key.id };
 }
@@ -102,7 +121,15 @@ export async function activity(t: TestApp, accountId: string, query = ''): Promi
 }
 
 /** Writer answers that satisfy configure_agent. */
-export const WRITER_ANSWERS = { audience: 'Home cooks', tone: 'Warm', language: 'en', topics: 'bread, baking', length: 'short', banned_words: '', image_style: 'watercolour' };
+export const WRITER_ANSWERS = {
+  audience: 'Home cooks',
+  tone: 'Warm',
+  language: 'en',
+  topics: 'bread, baking',
+  length: 'short',
+  banned_words: '',
+  image_style: 'watercolour',
+};
 
 /** A tenant whose project(s) have a writer config, so the writing tools run. */
 export async function configuredTenant(t: TestApp, opts: Parameters<typeof createTenant>[1] = {}): Promise<Tenant> {

@@ -24,7 +24,8 @@ const DEFAULT_HEADERS = { 'Content-Type': 'application/json', Accept: 'applicati
  */
 export function rpc(t: Pick<TestApp, 'http'>, token: string | null, body: unknown, headers: Record<string, string> = {}) {
   const all = new Map<string, [string, string]>();
-  for (const [k, v] of Object.entries({ ...DEFAULT_HEADERS, ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers })) all.set(k.toLowerCase(), [k, v]);
+  for (const [k, v] of Object.entries({ ...DEFAULT_HEADERS, ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers }))
+    all.set(k.toLowerCase(), [k, v]);
   const req = t.http.post('/mcp');
   for (const [k, v] of all.values()) if (v !== '') req.set(k, v);
   return req.send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
@@ -44,12 +45,25 @@ export interface RawAnswer {
  * keep-alive `agent` shared by many requests, a socket `timeoutMs`. Only the headers given (plus
  * Content-Length) are sent. Rejects with the socket's error (its `syscall` says whether it connected).
  */
-export function postBytes(t: Pick<TestApp, 'baseUrl'>, bytes: Buffer | string, headers: Record<string, string> = {}, opts: { agent?: Agent; timeoutMs?: number } = {}): Promise<RawAnswer> {
+export function postBytes(
+  t: Pick<TestApp, 'baseUrl'>,
+  bytes: Buffer | string,
+  headers: Record<string, string> = {},
+  opts: { agent?: Agent; timeoutMs?: number } = {},
+): Promise<RawAnswer> {
   const url = new URL(t.baseUrl);
   const payload = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { agent: opts.agent, host: url.hostname, port: url.port, path: '/mcp', method: 'POST', timeout: opts.timeoutMs, headers: { ...headers, 'Content-Length': String(payload.length) } },
+      {
+        agent: opts.agent,
+        host: url.hostname,
+        port: url.port,
+        path: '/mcp',
+        method: 'POST',
+        timeout: opts.timeoutMs,
+        headers: { ...headers, 'Content-Length': String(payload.length) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -73,7 +87,12 @@ export function postBytes(t: Pick<TestApp, 'baseUrl'>, bytes: Buffer | string, h
 }
 
 /** Initializes a session with raw HTTP; returns its id and the answer. */
-export async function initSession(t: Pick<TestApp, 'http'>, token: string, protocolVersion = '2025-06-18', clientInfo = { name: 'raw-agent', version: '9.9.9' }) {
+export async function initSession(
+  t: Pick<TestApp, 'http'>,
+  token: string,
+  protocolVersion = '2025-06-18',
+  clientInfo = { name: 'raw-agent', version: '9.9.9' },
+) {
   const res = await rpc(t, token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo } });
   if (res.status !== 200) throw new Error(`initialize answered ${res.status}: ${res.text}`);
   return { sessionId: res.headers['mcp-session-id'] as string, res };
@@ -110,7 +129,10 @@ let nextId = 1;
 /** `tools/call` over raw HTTP (no session, like a stateless client). */
 export async function callTool(t: Pick<TestApp, 'http'>, token: string, name: string, args: Record<string, unknown> = {}): Promise<CallOutcome> {
   const res = await rpc(t, token, call(nextId++, name, args));
-  const body = res.body as { result?: { content: { text: string }[]; isError?: boolean; structuredContent?: unknown }; error?: { code: number; message: string } };
+  const body = res.body as {
+    result?: { content: { text: string }[]; isError?: boolean; structuredContent?: unknown };
+    error?: { code: number; message: string };
+  };
   if (body?.error || !body?.result) return { status: res.status, isError: false, json: undefined, rpcError: body?.error };
   return { status: res.status, isError: body.result.isError === true, json: toolJson(body.result), structured: body.result.structuredContent };
 }
@@ -118,12 +140,18 @@ export async function callTool(t: Pick<TestApp, 'http'>, token: string, name: st
 /** Like {@link callTool}, but the call must have succeeded: answers the tool's value. */
 export async function callOk(t: Pick<TestApp, 'http'>, token: string, name: string, args: Record<string, unknown> = {}): Promise<any> {
   const out = await callTool(t, token, name, args);
-  if (out.status !== 200 || out.isError || out.rpcError) throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)} failed: ${JSON.stringify(out).slice(0, 500)}`);
+  if (out.status !== 200 || out.isError || out.rpcError)
+    throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)} failed: ${JSON.stringify(out).slice(0, 500)}`);
   return out.json;
 }
 
 /** Like {@link callTool}, but the call must have been a tool error (no structuredContent): answers `{code, message}`. */
-export async function callError(t: Pick<TestApp, 'http'>, token: string, name: string, args: Record<string, unknown> = {}): Promise<{ code: string; message: string }> {
+export async function callError(
+  t: Pick<TestApp, 'http'>,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ code: string; message: string }> {
   const out = await callTool(t, token, name, args);
   if (out.status !== 200 || !out.isError) throw new Error(`${name} was expected to be a tool error: ${JSON.stringify(out).slice(0, 500)}`);
   expect(out.structured).toBeUndefined();

@@ -25,7 +25,14 @@ export async function newClient(
   await withClient(t.config.databaseUrl!, (c) =>
     c.query(
       `INSERT INTO oauth_clients (id, source, client_name, redirect_uris, token_endpoint_auth_method, secret_hash, metadata) VALUES ($1, 'dcr', $2, $3, $4, $5, $6)`,
-      [client_id, opts.client_name ?? 'Test client', redirect_uris, auth, client_secret ? hashSecret(client_secret) : null, { redirect_uris, client_name: opts.client_name ?? 'Test client' }],
+      [
+        client_id,
+        opts.client_name ?? 'Test client',
+        redirect_uris,
+        auth,
+        client_secret ? hashSecret(client_secret) : null,
+        { redirect_uris, client_name: opts.client_name ?? 'Test client' },
+      ],
     ),
   );
   return { client_id, client_secret, redirect_uris };
@@ -37,7 +44,15 @@ export async function newClient(
  */
 export async function oauthGrant(
   t: TestApp,
-  opts: { accountId: string; userId: string; clientId: string; clientName?: string; projects: { project_id: string; role: 'viewer' | 'editor' | 'owner' }[]; scopes?: string[]; ttlS?: number },
+  opts: {
+    accountId: string;
+    userId: string;
+    clientId: string;
+    clientName?: string;
+    projects: { project_id: string; role: 'viewer' | 'editor' | 'owner' }[];
+    scopes?: string[];
+    ttlS?: number;
+  },
 ): Promise<{ token: string; id: string }> {
   const id = newId();
   const token = 'rbg_' + randomBytes(32).toString('base64url');
@@ -46,17 +61,28 @@ export async function oauthGrant(
     await c.query(
       `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, source, user_id, client_id)
        VALUES ($1, $2, 'grant', $3, NULL, $4, $5, 'oauth', $6, $7)`,
-      [id, opts.accountId, opts.clientName ?? 'Test client', token.slice(0, 12), opts.scopes ?? ['read', 'write', 'generate', 'delete'], opts.userId, opts.clientId],
+      [
+        id,
+        opts.accountId,
+        opts.clientName ?? 'Test client',
+        token.slice(0, 12),
+        opts.scopes ?? ['read', 'write', 'generate', 'delete'],
+        opts.userId,
+        opts.clientId,
+      ],
     );
     for (const p of opts.projects) {
-      await c.query(`INSERT INTO credential_projects (credential_id, project_id, account_id, role) VALUES ($1, $2, $3, $4)`, [id, p.project_id, opts.accountId, p.role]);
+      await c.query(`INSERT INTO credential_projects (credential_id, project_id, account_id, role) VALUES ($1, $2, $3, $4)`, [
+        id,
+        p.project_id,
+        opts.accountId,
+        p.role,
+      ]);
     }
-    await c.query(`INSERT INTO oauth_tokens (token_hash, credential_id, kind, client_id, expires_at) VALUES ($1, $2, 'access', $3, now() + make_interval(secs => $4))`, [
-      hashSecret(token),
-      id,
-      opts.clientId,
-      opts.ttlS ?? 3600,
-    ]);
+    await c.query(
+      `INSERT INTO oauth_tokens (token_hash, credential_id, kind, client_id, expires_at) VALUES ($1, $2, 'access', $3, now() + make_interval(secs => $4))`,
+      [hashSecret(token), id, opts.clientId, opts.ttlS ?? 3600],
+    );
     await c.query('COMMIT');
   });
   return { token, id };
@@ -79,7 +105,11 @@ export function authorizeQuery(params: Record<string, string | undefined>): stri
 }
 
 /** A valid authorize request of `client` (S256 challenge of `pkce`), with `extra` on top. */
-export function authorizeParams(client: { client_id: string; redirect_uris: string[] }, pkce: { challenge: string }, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+export function authorizeParams(
+  client: { client_id: string; redirect_uris: string[] },
+  pkce: { challenge: string },
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
   return {
     response_type: 'code',
     client_id: client.client_id,
@@ -109,12 +139,20 @@ export function consentFields(text: string): { requestId: string; csrf: string; 
 
 /** `GET /oauth/authorize` in the person's browser session. */
 export async function openConsent(t: Pick<TestApp, 'http'>, session: { cookie: string }, params: Record<string, string | undefined>): Promise<ConsentPage> {
-  const res = await t.http.get(`/oauth/authorize?${authorizeQuery(params)}`).set('Cookie', session.cookie).redirects(0);
+  const res = await t.http
+    .get(`/oauth/authorize?${authorizeQuery(params)}`)
+    .set('Cookie', session.cookie)
+    .redirects(0);
   return { status: res.status, text: res.text, headers: res.headers as Record<string, string>, ...consentFields(res.text) };
 }
 
 /** `POST /oauth/consent` with these fields (arrays repeat a field), as the browser sends the form. */
-export function postConsent(t: Pick<TestApp, 'http'>, session: { cookie: string }, fields: Record<string, string | string[] | undefined>, headers: Record<string, string> = {}) {
+export function postConsent(
+  t: Pick<TestApp, 'http'>,
+  session: { cookie: string },
+  fields: Record<string, string | string[] | undefined>,
+  headers: Record<string, string> = {},
+) {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) for (const value of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, value);
   const req = t.http.post('/oauth/consent').set('Cookie', session.cookie).type('form').redirects(0);
@@ -123,8 +161,20 @@ export function postConsent(t: Pick<TestApp, 'http'>, session: { cookie: string 
 }
 
 /** The consent form's fields approving `projects` with `scopes`, as a person ticks them. */
-export function approval(page: Pick<ConsentPage, 'requestId' | 'csrf' | 'accountId'>, session: { csrf: string }, projects: { project_id: string; role: string }[], scopes: string[]): Record<string, string | string[]> {
-  const fields: Record<string, string | string[]> = { request_id: page.requestId, csrf: session.csrf, account_id: page.accountId, scope: scopes, project: projects.map((p) => p.project_id), decision: 'approve' };
+export function approval(
+  page: Pick<ConsentPage, 'requestId' | 'csrf' | 'accountId'>,
+  session: { csrf: string },
+  projects: { project_id: string; role: string }[],
+  scopes: string[],
+): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {
+    request_id: page.requestId,
+    csrf: session.csrf,
+    account_id: page.accountId,
+    scope: scopes,
+    project: projects.map((p) => p.project_id),
+    decision: 'approve',
+  };
   for (const p of projects) fields[`role_${p.project_id}`] = p.role;
   return fields;
 }
@@ -175,7 +225,14 @@ export async function connectByOAuth(
   opts: Parameters<typeof authorizeCode>[1] & { client: { client_id: string; client_secret?: string; redirect_uris: string[] } },
 ): Promise<{ access_token: string; refresh_token: string; scope: string; expires_in: number }> {
   const { code, verifier, redirect_uri } = await authorizeCode(t, opts);
-  const res = await tokenRequest(t, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri, client_id: opts.client.client_id, client_secret: opts.client.client_secret });
+  const res = await tokenRequest(t, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri,
+    client_id: opts.client.client_id,
+    client_secret: opts.client.client_secret,
+  });
   if (res.status !== 200) throw new Error(`The token request answered ${res.status}: ${res.text}`);
   return res.body;
 }
@@ -188,7 +245,10 @@ export async function consentingPerson(
   t: TestApp,
   roles: ('viewer' | 'editor' | 'owner')[] = ['editor', 'viewer'],
 ): Promise<{ accountId: string; projectIds: string[]; user: { id: string; email: string }; session: { cookie: string; csrf: string } }> {
-  const { accountId, projectIds } = await newAccountWithProjects(t, roles.map((_, i) => ({ name: `Project ${i + 1}` })));
+  const { accountId, projectIds } = await newAccountWithProjects(
+    t,
+    roles.map((_, i) => ({ name: `Project ${i + 1}` })),
+  );
   const user = await newUser(t);
   await addAccountMember(t, accountId, user.id, roles.includes('owner') ? 'owner' : 'member');
   for (const [i, role] of roles.entries()) if (role !== 'owner') await addProjectMember(t, accountId, projectIds[i], user.id, role);
@@ -239,7 +299,25 @@ export function selfSignedCert(): { key: string; cert: string; certPath: string;
   const certPath = join(dir, 'cert.pem');
   const made = spawnSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+    ],
     { encoding: 'utf8' },
   );
   if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);

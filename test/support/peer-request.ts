@@ -17,7 +17,10 @@ function streamPair(): [Duplex, Duplex] {
         done();
       },
     });
-  ends.push(end(() => ends[1]), end(() => ends[0]));
+  ends.push(
+    end(() => ends[1]),
+    end(() => ends[0]),
+  );
   return [ends[0], ends[1]];
 }
 
@@ -36,7 +39,12 @@ export function requestFromPeer(
   (t.app.getHttpServer() as Server).emit('connection', serverEnd);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { createConnection: () => clientEnd as never, method: opts.method ?? 'GET', path: opts.path, headers: { Host: new URL(t.baseUrl).host, Connection: 'close', ...opts.headers } },
+      {
+        createConnection: () => clientEnd as never,
+        method: opts.method ?? 'GET',
+        path: opts.path,
+        headers: { Host: new URL(t.baseUrl).host, Connection: 'close', ...opts.headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -15,7 +15,8 @@ export interface TestUser {
 /** Sends an admin API request and fails the test unless it answers `expectStatus`. */
 async function adminCall(t: TestApp, method: 'post' | 'put', path: string, body: object, expectStatus: number): Promise<any> {
   const res = await t.http[method](path).set('Authorization', `Bearer ${t.adminToken}`).send(body);
-  if (res.status !== expectStatus) throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, expected ${expectStatus}: ${res.text.slice(0, 500)}`);
+  if (res.status !== expectStatus)
+    throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, expected ${expectStatus}: ${res.text.slice(0, 500)}`);
   return res.body;
 }
 
@@ -40,7 +41,11 @@ export async function signedIn(t: TestApp, userId: string): Promise<{ cookie: st
   const secret = randomBytes(32).toString('base64url');
   const csrf = randomBytes(24).toString('base64url');
   await withClient(t.config.databaseUrl!, (c) =>
-    c.query(`INSERT INTO browser_sessions (id_hash, user_id, csrf, expires_at) VALUES ($1, $2, $3, now() + interval '12 hours')`, [hashSecret(secret), userId, csrf]),
+    c.query(`INSERT INTO browser_sessions (id_hash, user_id, csrf, expires_at) VALUES ($1, $2, $3, now() + interval '12 hours')`, [
+      hashSecret(secret),
+      userId,
+      csrf,
+    ]),
   );
   return { cookie: `${SESSION_COOKIE}=${secret}`, csrf };
 }

@@ -12,10 +12,33 @@ const ROOT = resolve(__dirname, '..', '..');
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 // Every variable the server reads: a child gets only the ones its test gives it (DATABASE_URL above all).
 const CONFIG_VARS = [
-  'NODE_ENV', 'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'ALLOWED_ORIGINS', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_MAX_WAIT_MS',
-  'REDIS_URL', 'SYNC_BUDGET_MS', 'SYNC_BUDGET_SILENT_MS', 'PROGRESS_HEARTBEAT_MS', 'LOCAL_PROVIDER_DELAY_MS', 'ALLOWED_HOSTS', 'ROLE', 'WRITER_PROVIDER', 'IMAGE_PROVIDER',
-  'LOG_LEVEL', 'MIGRATIONS_RUN', 'SEED_DEMO', 'SHUTDOWN_GRACE_MS', 'SHUTDOWN_TIMEOUT_MS',
-  'SESSION_IDLE_TTL_S', 'JOBS_MAX_QUEUED_PER_ACCOUNT', 'JOBS_MAX_RUNNING_PER_ACCOUNT',
+  'NODE_ENV',
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'DATABASE_URL',
+  'DATA_DIR',
+  'ADMIN_TOKEN',
+  'ALLOWED_ORIGINS',
+  'RATE_LIMIT_PER_SECOND',
+  'RATE_LIMIT_MAX_WAIT_MS',
+  'REDIS_URL',
+  'SYNC_BUDGET_MS',
+  'SYNC_BUDGET_SILENT_MS',
+  'PROGRESS_HEARTBEAT_MS',
+  'LOCAL_PROVIDER_DELAY_MS',
+  'ALLOWED_HOSTS',
+  'ROLE',
+  'WRITER_PROVIDER',
+  'IMAGE_PROVIDER',
+  'LOG_LEVEL',
+  'MIGRATIONS_RUN',
+  'SEED_DEMO',
+  'SHUTDOWN_GRACE_MS',
+  'SHUTDOWN_TIMEOUT_MS',
+  'SESSION_IDLE_TTL_S',
+  'JOBS_MAX_QUEUED_PER_ACCOUNT',
+  'JOBS_MAX_RUNNING_PER_ACCOUNT',
 ];
 
 /** How the one build of this test run went. */
@@ -31,7 +54,10 @@ export interface Build {
  * another one runs. The run is the one jest's global setup named (its database URL, unless set).
  */
 export async function ensureBuilt(): Promise<Build> {
-  const run = createHash('sha256').update(process.env.REBLOG_TEST_RUN ?? process.env.DATABASE_URL ?? '').digest('hex').slice(0, 16);
+  const run = createHash('sha256')
+    .update(process.env.REBLOG_TEST_RUN ?? process.env.DATABASE_URL ?? '')
+    .digest('hex')
+    .slice(0, 16);
   const lock = join(tmpdir(), `reblog-build-${run}`);
   const done = join(lock, 'done');
   let owner = false;
@@ -47,7 +73,10 @@ export async function ensureBuilt(): Promise<Build> {
       const path = join(tmpdir(), old);
       if (path !== lock && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
     }
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     if (!existsSync(MAIN)) throw new Error(`The build did not produce ${MAIN}:\n${tsc.stdout}${tsc.stderr}`);
     // Type errors are the typecheck step's (and the boot test's) to report; the emitted JavaScript is what these tests run.
     if (tsc.status !== 0) process.stderr.write(`tsc reported errors (the server was still emitted):\n${tsc.stdout.slice(0, 4000)}\n`);

@@ -24,7 +24,9 @@ export async function slowWriter(delayMs: number): Promise<SlowWriter> {
     req.on('end', () => {
       writer.requests++;
       const timer = setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: JSON.stringify(draft) } }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: JSON.stringify(draft) } }] }));
       }, delayMs);
       res.on('close', () => clearTimeout(timer));
     });

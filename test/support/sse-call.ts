@@ -36,7 +36,13 @@ export function streamingCall(t: Pick<TestApp, 'baseUrl'>, token: string, body: 
         port: url.port,
         path: '/mcp',
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}`, ...headers, 'Content-Length': String(payload.length) },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${token}`,
+          ...headers,
+          'Content-Length': String(payload.length),
+        },
       },
       (res) => resolveResponse(res),
     );

@@ -44,7 +44,6 @@ export async function startTestApp(env: Record<string, string> = {}, extraModule
   const baseUrl = `http://127.0.0.1:${config.port}`;
   let closed: Promise<void> | undefined;
   // Once: a test may close its app early (to wait for its shutdown) and leave the rest to afterAll.
-  const close = () =>
-    (closed ??= app.close().then(() => rmSync(dataDir, { recursive: true, force: true })));
+  const close = () => (closed ??= app.close().then(() => rmSync(dataDir, { recursive: true, force: true })));
   return { app, config, baseUrl, adminToken, http: request(baseUrl), close };
 }

@@ -47,12 +47,24 @@ export function modernHeaders(method: string, params: Record<string, unknown> = 
 }
 
 /** The body of a 2026 request. */
-export function modernBody(id: number | string | undefined, method: string, params: Record<string, unknown> = {}, metaValue: Record<string, unknown> | null = meta()) {
+export function modernBody(
+  id: number | string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+  metaValue: Record<string, unknown> | null = meta(),
+) {
   return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params: metaValue === null ? params : { ...params, _meta: metaValue } };
 }
 
 /** POSTs one 2026 request (supertest): conformant headers and `_meta` unless `opts` say otherwise. */
-export function modern(t: Pick<TestApp, 'http'>, token: string | null, id: number | string | undefined, method: string, params: Record<string, unknown> = {}, opts: ModernOptions = {}) {
+export function modern(
+  t: Pick<TestApp, 'http'>,
+  token: string | null,
+  id: number | string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: ModernOptions = {},
+) {
   return rpc(t, token, modernBody(id, method, params, opts.meta === undefined ? meta() : opts.meta), { ...modernHeaders(method, params), ...opts.headers });
 }
 
@@ -70,7 +82,14 @@ let nextId = 1;
  * One 2026 request with a fresh id, conformant headers and `_meta` declaring `caps` as the client's
  * capabilities (`metaExtra` keys over those); fails unless the answer echoes the id.
  */
-export async function ask(t: Pick<TestApp, 'http'>, token: string, method: string, params: Record<string, unknown> = {}, caps: Record<string, unknown> = {}, metaExtra: Record<string, unknown> = {}): Promise<Answer> {
+export async function ask(
+  t: Pick<TestApp, 'http'>,
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  caps: Record<string, unknown> = {},
+  metaExtra: Record<string, unknown> = {},
+): Promise<Answer> {
   const id = nextId++;
   const res = await modern(t, token, id, method, params, { meta: meta({ [META_KEYS.clientCapabilities]: caps, ...metaExtra }) });
   const body = res.body && typeof res.body === 'object' && Object.keys(res.body).length ? res.body : JSON.parse(res.text);
@@ -79,7 +98,12 @@ export async function ask(t: Pick<TestApp, 'http'>, token: string, method: strin
 }
 
 /** Asserts a JSON-RPC error answer: its HTTP status, code and echoed id; returns the error object. */
-export function expectError(res: { status: number; headers: Record<string, string>; body: any; text: string }, status: number, code: number, id: unknown): { code: number; message: string; data?: any } {
+export function expectError(
+  res: { status: number; headers: Record<string, string>; body: any; text: string },
+  status: number,
+  code: number,
+  id: unknown,
+): { code: number; message: string; data?: any } {
   if (res.status !== status || res.body?.error?.code !== code) throw new Error(`expected ${status}/${code}, got ${res.status}: ${res.text.slice(0, 400)}`);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(Object.keys(res.body).sort()).toEqual(['error', 'id', 'jsonrpc']);

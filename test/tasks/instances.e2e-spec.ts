@@ -28,7 +28,10 @@ describe('tasks across instances', () => {
   /** The database's clock, and when the lease a task took at its creation (TASK_LEASE_MS) ends on it. */
   const dbNow = () => withClient(db.url, async (c) => (await c.query('SELECT now() AS now')).rows[0].now as Date);
   const leaseEndOf = (taskId: string) =>
-    withClient(db.url, async (c) => (await c.query(`SELECT created_at + interval '900 milliseconds' AS ends FROM mcp_tasks WHERE id = $1`, [taskId])).rows[0].ends as Date);
+    withClient(
+      db.url,
+      async (c) => (await c.query(`SELECT created_at + interval '900 milliseconds' AS ends FROM mcp_tasks WHERE id = $1`, [taskId])).rows[0].ends as Date,
+    );
 
   it('created on A, polled on B until completed; input answered on B resumes there', async () => {
     const taskId = await createTask(a, tenant.key, 'slow_compute', { seconds: 1.5 });
@@ -36,7 +39,12 @@ describe('tasks across instances', () => {
     // Past the lease A took at the start (in the database's time): A renews it, so B does not take the
     // task for lost.
     const leaseEnd = await leaseEndOf(taskId);
-    await eventually(() => dbNow(), (now) => now > leaseEnd, 15_000, 20);
+    await eventually(
+      () => dbNow(),
+      (now) => now > leaseEnd,
+      15_000,
+      20,
+    );
     expect((await getTask(b, tenant.key, taskId)).status).toBe('working');
     const done = await waitForTask(b, tenant.key, taskId);
     expect(done.status).toBe('completed');
@@ -50,10 +58,22 @@ describe('tasks across instances', () => {
 
   it('cancelled on B: the run on A stops', async () => {
     const taskId = await createTask(a, tenant.key, 'slow_compute', { seconds: 60, label: 'cross-cancel' });
-    await eventually(async () => slowComputeTicks.get('cross-cancel') ?? 0, (ticks) => ticks > 0, 15_000, 20);
+    await eventually(
+      async () => slowComputeTicks.get('cross-cancel') ?? 0,
+      (ticks) => ticks > 0,
+      15_000,
+      20,
+    );
     expect((await modern(b, tenant.key, 'tasks/cancel', { taskId })).result.resultType).toBe('complete');
     // A hears of it through the database (LISTEN/NOTIFY): its run ends on the aborted signal, long before its 60 s.
-    expect(await eventually(async () => slowComputeEnded.get('cross-cancel'), (ended) => ended !== undefined, 15_000, 20)).toBe('stopped');
+    expect(
+      await eventually(
+        async () => slowComputeEnded.get('cross-cancel'),
+        (ended) => ended !== undefined,
+        15_000,
+        20,
+      ),
+    ).toBe('stopped');
     expect(slowComputeTicks.get('cross-cancel')).toBeLessThan(600);
     expect((await getTask(a, tenant.key, taskId)).status).toBe('cancelled');
   });
@@ -71,7 +91,12 @@ describe('tasks across instances', () => {
   it('an instance that stops fails its running tasks at once', async () => {
     const c = await db.app(LEASE, [ConformanceFixturesModule]);
     const taskId = await createTask(c, tenant.key, 'slow_compute', { seconds: 60, label: 'stopping' });
-    await eventually(async () => slowComputeTicks.get('stopping') ?? 0, (ticks) => ticks > 0, 15_000, 20);
+    await eventually(
+      async () => slowComputeTicks.get('stopping') ?? 0,
+      (ticks) => ticks > 0,
+      15_000,
+      20,
+    );
     await c.close();
     const failed = await getTask(a, tenant.key, taskId);
     expect(failed.status).toBe('failed');

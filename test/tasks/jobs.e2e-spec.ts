@@ -53,7 +53,11 @@ describe('write_article and generate_image as tasks', () => {
     expect(done.status).toBe('completed');
     expect(done.result.isError).toBeUndefined();
     const answer = done.result.structuredContent;
-    expect(answer).toMatchObject({ status: 'succeeded', job_id: expect.any(String), media: { id: expect.any(String), mime_type: 'image/png', width: expect.any(Number), height: expect.any(Number) } });
+    expect(answer).toMatchObject({
+      status: 'succeeded',
+      job_id: expect.any(String),
+      media: { id: expect.any(String), mime_type: 'image/png', width: expect.any(Number), height: expect.any(Number) },
+    });
     expect(answer.media.url).toBe(`${t.config.publicUrl}/media/${answer.media.id}`);
     // The text block with the answer, then the image itself.
     expect(done.result.content).toHaveLength(2);
@@ -67,7 +71,10 @@ describe('write_article and generate_image as tasks', () => {
   it('tasks/cancel cancels the generate_image job it started', async () => {
     const taskId = await createTask(t, tenant.key, 'generate_image', { prompt: 'A field of barley' });
     const job = await eventually(
-      async () => ((await callOk(t, tenant.key, 'list_jobs', {})).items as { id: string; tool: string; status: string }[]).find((j) => j.tool === 'generate_image' && (j.status === 'running' || j.status === 'queued')),
+      async () =>
+        ((await callOk(t, tenant.key, 'list_jobs', {})).items as { id: string; tool: string; status: string }[]).find(
+          (j) => j.tool === 'generate_image' && (j.status === 'running' || j.status === 'queued'),
+        ),
       (found) => found !== undefined,
       10_000,
     );

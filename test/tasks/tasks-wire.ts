@@ -9,18 +9,31 @@ export const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
 export const WITHOUT_TASKS = { elicitation: {} };
 
 /** One 2026-07-28 request (test/support/wire2026.ts) from a client declaring `caps` (the extension by default). */
-export function modern(t: Pick<TestApp, 'http'>, token: string, method: string, params: Record<string, unknown> = {}, caps: Record<string, unknown> = WITH_TASKS): Promise<Answer> {
+export function modern(
+  t: Pick<TestApp, 'http'>,
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  caps: Record<string, unknown> = WITH_TASKS,
+): Promise<Answer> {
   return ask(t, token, method, params, caps);
 }
 
-export function callTool(t: Pick<TestApp, 'http'>, token: string, name: string, args: Record<string, unknown> = {}, caps: Record<string, unknown> = WITH_TASKS): Promise<Answer> {
+export function callTool(
+  t: Pick<TestApp, 'http'>,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+  caps: Record<string, unknown> = WITH_TASKS,
+): Promise<Answer> {
   return modern(t, token, 'tools/call', { name, arguments: args }, caps);
 }
 
 /** tools/call that must create a task: its taskId. */
 export async function createTask(t: Pick<TestApp, 'http'>, token: string, name: string, args: Record<string, unknown> = {}): Promise<string> {
   const res = await callTool(t, token, name, args);
-  if (res.status !== 200 || res.result?.resultType !== 'task') throw new Error(`expected a CreateTaskResult, got ${res.status}: ${JSON.stringify(res.error ?? res.result)}`);
+  if (res.status !== 200 || res.result?.resultType !== 'task')
+    throw new Error(`expected a CreateTaskResult, got ${res.status}: ${JSON.stringify(res.error ?? res.result)}`);
   return res.result.taskId;
 }
 
@@ -32,6 +45,12 @@ export async function getTask(t: Pick<TestApp, 'http'>, token: string, taskId: s
 }
 
 /** Polls tasks/get until `done(task)`; fails after `timeoutMs` with the last task seen. */
-export function waitForTask(t: Pick<TestApp, 'http'>, token: string, taskId: string, done: (task: any) => boolean = (task) => ['completed', 'failed', 'cancelled'].includes(task.status), timeoutMs = 15_000): Promise<any> {
+export function waitForTask(
+  t: Pick<TestApp, 'http'>,
+  token: string,
+  taskId: string,
+  done: (task: any) => boolean = (task) => ['completed', 'failed', 'cancelled'].includes(task.status),
+  timeoutMs = 15_000,
+): Promise<any> {
   return eventually(() => getTask(t, token, taskId), done, timeoutMs);
 }

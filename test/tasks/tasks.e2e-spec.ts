@@ -33,7 +33,15 @@ describe('tasks extension (2026-07-28)', () => {
     const res = await callTool(t, tenant.key, 'slow_compute', { seconds: 1, label: 'create' });
     expect(res.status).toBe(200);
     const created = res.result;
-    expect(created).toMatchObject({ resultType: 'task', taskId: expect.any(String), status: 'working', createdAt: expect.stringMatching(ISO), lastUpdatedAt: expect.stringMatching(ISO), ttlMs: 3_600_000, pollIntervalMs: 1_000 });
+    expect(created).toMatchObject({
+      resultType: 'task',
+      taskId: expect.any(String),
+      status: 'working',
+      createdAt: expect.stringMatching(ISO),
+      lastUpdatedAt: expect.stringMatching(ISO),
+      ttlMs: 3_600_000,
+      pollIntervalMs: 1_000,
+    });
     for (const key of ['task', 'ttl', 'pollInterval', 'requestState', 'inputRequests', 'content']) expect(created).not.toHaveProperty(key);
     expect(created.taskId.length).toBeGreaterThanOrEqual(24);
 
@@ -66,14 +74,26 @@ describe('tasks extension (2026-07-28)', () => {
 
   it('tasks/cancel acks empty, the task ends cancelled and its work stops; cancelling again, or a finished task, is the same ack', async () => {
     const taskId = await createTask(t, tenant.key, 'slow_compute', { seconds: 60, label: 'cancel-1' });
-    await eventually(async () => slowComputeTicks.get('cancel-1') ?? 0, (ticks) => ticks > 0, 15_000, 20);
+    await eventually(
+      async () => slowComputeTicks.get('cancel-1') ?? 0,
+      (ticks) => ticks > 0,
+      15_000,
+      20,
+    );
     const ack = await modern(t, tenant.key, 'tasks/cancel', { taskId });
     expect(ack.status).toBe(200);
     expect(Object.keys(ack.result).sort()).toEqual(['_meta', 'resultType']);
     expect(ack.result.resultType).toBe('complete');
     expect((await getTask(t, tenant.key, taskId)).status).toBe('cancelled');
     // The run ends on its aborted signal, long before its 60 s (600 ticks): its work stopped.
-    expect(await eventually(async () => slowComputeEnded.get('cancel-1'), (ended) => ended !== undefined, 15_000, 20)).toBe('stopped');
+    expect(
+      await eventually(
+        async () => slowComputeEnded.get('cancel-1'),
+        (ended) => ended !== undefined,
+        15_000,
+        20,
+      ),
+    ).toBe('stopped');
     expect(slowComputeTicks.get('cancel-1')).toBeLessThan(600);
     expect((await getTask(t, tenant.key, taskId)).status).toBe('cancelled');
 
@@ -90,7 +110,12 @@ describe('tasks extension (2026-07-28)', () => {
     const taskId = await createTask(t, tenant.key, 'confirm_delete', { filename: 'a.txt' });
     const waiting = await waitForTask(t, tenant.key, taskId, (task) => task.status !== 'working');
     expect(waiting.status).toBe('input_required');
-    expect(waiting.inputRequests).toEqual({ confirm: { method: 'elicitation/create', params: { message: 'Delete a.txt?', requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } } } });
+    expect(waiting.inputRequests).toEqual({
+      confirm: {
+        method: 'elicitation/create',
+        params: { message: 'Delete a.txt?', requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } },
+      },
+    });
     expect(waiting).not.toHaveProperty('requestState');
 
     // Unknown keys and invalid answers change nothing.
@@ -128,9 +153,18 @@ describe('tasks extension (2026-07-28)', () => {
 
   it('input_required rounds in the request, then a task: the answer gathered before reaches the task', async () => {
     const r1 = await callTool(t, tenant.key, 'test_tool_with_task');
-    expect(r1.result).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } }, requestState: expect.any(String) });
+    expect(r1.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { user_name: { method: 'elicitation/create' } },
+      requestState: expect.any(String),
+    });
     expect(r1.result).not.toHaveProperty('taskId');
-    const r2 = await modern(t, tenant.key, 'tools/call', { name: 'test_tool_with_task', arguments: {}, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } }, requestState: r1.result.requestState });
+    const r2 = await modern(t, tenant.key, 'tools/call', {
+      name: 'test_tool_with_task',
+      arguments: {},
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: r1.result.requestState,
+    });
     expect(r2.result).toMatchObject({ resultType: 'task', status: 'working' });
     for (const key of ['requestState', 'inputRequests']) expect(r2.result).not.toHaveProperty(key);
     const done = await waitForTask(t, tenant.key, r2.result.taskId);
@@ -195,7 +229,15 @@ describe('tasks extension (2026-07-28)', () => {
     const res = await rpc(
       t,
       tenant.key,
-      { jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { taskId: 'abc', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } } } },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tasks/get',
+        params: {
+          taskId: 'abc',
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } },
+        },
+      },
       { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tasks/get', 'Mcp-Name': 'xyz' },
     );
     expect(res.status).toBe(400);
@@ -215,7 +257,12 @@ describe('tasks extension (2026-07-28)', () => {
       expect(res.status).toBe(200);
       expect(res.body.error.code).toBe(-32601);
     }
-    const res = await rpc(t, tenant.key, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0 }, task: { ttl: 1000 } } }, sessionHeaders(sessionId, '2025-11-25'));
+    const res = await rpc(
+      t,
+      tenant.key,
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0 }, task: { ttl: 1000 } } },
+      sessionHeaders(sessionId, '2025-11-25'),
+    );
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'Computed for 0s.' }]);
     expect(res.body.result).not.toHaveProperty('resultType');
   });

@@ -193,7 +193,19 @@ export class InitialSchema1764500000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['activity_log', 'media', 'jobs', 'agent_configs', 'article_revisions', 'articles', 'mcp_sessions', 'credential_projects', 'credentials', 'projects', 'accounts']) {
+    for (const table of [
+      'activity_log',
+      'media',
+      'jobs',
+      'agent_configs',
+      'article_revisions',
+      'articles',
+      'mcp_sessions',
+      'credential_projects',
+      'credentials',
+      'projects',
+      'accounts',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS ${table}`);
     }
   }

@@ -47,11 +47,15 @@ export class ArticleCounts1764604000000 implements MigrationInterface {
         END IF;
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER articles_count_insert AFTER INSERT ON articles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION article_counts_apply()`);
+    await q.query(
+      `CREATE TRIGGER articles_count_insert AFTER INSERT ON articles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION article_counts_apply()`,
+    );
     await q.query(
       `CREATE TRIGGER articles_count_update AFTER UPDATE ON articles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION article_counts_apply()`,
     );
-    await q.query(`CREATE TRIGGER articles_count_delete AFTER DELETE ON articles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION article_counts_apply()`);
+    await q.query(
+      `CREATE TRIGGER articles_count_delete AFTER DELETE ON articles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION article_counts_apply()`,
+    );
     await q.query(`
       INSERT INTO article_counts (project_id, status, account_id, n)
       SELECT project_id, coalesce(status, '*'), account_id, count(*) FROM articles WHERE deleted_at IS NULL

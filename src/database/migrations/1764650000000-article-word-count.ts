@@ -8,7 +8,9 @@ const WORD = `'[^[:space:][:punct:]]+'`;
  * length left once every word is replaced by one "x" and every separator removed.
  */
 export function wordCountSql(text: string, serverVersionNum: number): string {
-  return serverVersionNum >= 150_000 ? `regexp_count(${text}, ${WORD})` : `length(regexp_replace(regexp_replace(${text}, ${WORD}, 'x', 'g'), '[[:space:][:punct:]]+', '', 'g'))`;
+  return serverVersionNum >= 150_000
+    ? `regexp_count(${text}, ${WORD})`
+    : `length(regexp_replace(regexp_replace(${text}, ${WORD}, 'x', 'g'), '[[:space:][:punct:]]+', '', 'g'))`;
 }
 
 /** Rows, and bytes of body, a backfill statement counts at most: each locks its rows for well under a second. */
@@ -51,9 +53,11 @@ export class ArticleWordCount1764650000000 implements MigrationInterface {
         RETURN NEW;
       END $$`);
     // Fires for updates naming body or word_count only: publishing, trashing or a featured image leave both alone.
-    await q.query(`CREATE OR REPLACE TRIGGER articles_word_count BEFORE INSERT OR UPDATE OF body, word_count ON articles FOR EACH ROW EXECUTE FUNCTION articles_word_count()`);
+    await q.query(
+      `CREATE OR REPLACE TRIGGER articles_word_count BEFORE INSERT OR UPDATE OF body, word_count ON articles FOR EACH ROW EXECUTE FUNCTION articles_word_count()`,
+    );
     // Backfill: setting a missing count to NULL makes the trigger count it. Batches follow the primary key.
-    for (let after = '00000000-0000-0000-0000-000000000000'; ; ) {
+    for (let after = '00000000-0000-0000-0000-000000000000'; ;) {
       const [batch] = (await q.query(
         `WITH candidates AS (
            SELECT id, sum(octet_length(body)) OVER (ORDER BY id) - octet_length(body) AS bytes_before

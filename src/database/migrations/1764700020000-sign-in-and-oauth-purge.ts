@@ -15,6 +15,7 @@ export class SignInAndOauthPurge1764700020000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const index of ['login_links_expiry_idx', 'oauth_requests_expiry_idx', 'oauth_codes_expiry_idx', 'oauth_tokens_expiry_idx']) await q.query(`DROP INDEX IF EXISTS ${index}`);
+    for (const index of ['login_links_expiry_idx', 'oauth_requests_expiry_idx', 'oauth_codes_expiry_idx', 'oauth_tokens_expiry_idx'])
+      await q.query(`DROP INDEX IF EXISTS ${index}`);
   }
 }

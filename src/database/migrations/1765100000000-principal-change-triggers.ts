@@ -57,9 +57,15 @@ export class PrincipalChangeTriggers1765100000000 implements MigrationInterface 
     await q.query(`
       CREATE TRIGGER oauth_tokens_deleted AFTER DELETE ON oauth_tokens
         FOR EACH ROW WHEN (OLD.kind = 'access' AND OLD.expires_at > now()) EXECUTE FUNCTION reblog_token_changed()`);
-    await q.query(`CREATE TRIGGER credential_projects_changed AFTER UPDATE OR DELETE OR TRUNCATE ON credential_projects FOR EACH STATEMENT EXECUTE FUNCTION reblog_principals_changed()`);
-    await q.query(`CREATE TRIGGER account_members_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON account_members FOR EACH STATEMENT EXECUTE FUNCTION reblog_principals_changed()`);
-    await q.query(`CREATE TRIGGER project_members_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON project_members FOR EACH STATEMENT EXECUTE FUNCTION reblog_principals_changed()`);
+    await q.query(
+      `CREATE TRIGGER credential_projects_changed AFTER UPDATE OR DELETE OR TRUNCATE ON credential_projects FOR EACH STATEMENT EXECUTE FUNCTION reblog_principals_changed()`,
+    );
+    await q.query(
+      `CREATE TRIGGER account_members_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON account_members FOR EACH STATEMENT EXECUTE FUNCTION reblog_principals_changed()`,
+    );
+    await q.query(
+      `CREATE TRIGGER project_members_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON project_members FOR EACH STATEMENT EXECUTE FUNCTION reblog_principals_changed()`,
+    );
     await q.query(`
       CREATE TRIGGER users_disabled AFTER UPDATE OF disabled_at ON users
         FOR EACH ROW WHEN (OLD.disabled_at IS DISTINCT FROM NEW.disabled_at) EXECUTE FUNCTION reblog_principals_changed()`);

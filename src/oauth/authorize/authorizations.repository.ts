@@ -60,7 +60,19 @@ const LOCK_SESSION_REQUESTS = sql<[sessionHash: Buffer]>(
   `SELECT pg_advisory_xact_lock(hashtextextended('oauth_requests:' || encode($1, 'hex'), 0))`,
 );
 /** Stamped with the time after the lock, so the newest request is the last one added. */
-const INSERT_REQUEST = sql<[idHash: Buffer, sessionHash: Buffer, clientId: string, redirectUri: string, state: string | null, challenge: string, resource: string | null, scopes: Scope[], ttlS: number]>(
+const INSERT_REQUEST = sql<
+  [
+    idHash: Buffer,
+    sessionHash: Buffer,
+    clientId: string,
+    redirectUri: string,
+    state: string | null,
+    challenge: string,
+    resource: string | null,
+    scopes: Scope[],
+    ttlS: number,
+  ]
+>(
   'oauth_requests.insert',
   `INSERT INTO oauth_requests (id_hash, browser_session_hash, client_id, redirect_uri, state, code_challenge, resource, scopes, created_at, expires_at)
    SELECT $1, $2, $3, $4, $5, $6, $7, $8, at, at + make_interval(secs => $9) FROM (SELECT clock_timestamp() AS at) t`,
@@ -84,7 +96,18 @@ const CONSUME_REQUEST = sql<[idHash: Buffer, sessionHash: Buffer]>(
     WHERE id_hash = $1 AND browser_session_hash = $2 AND used_at IS NULL AND expires_at > now()`,
 );
 const INSERT_CODE = sql<
-  [codeHash: Buffer, clientId: string, userId: string, accountId: string, redirectUri: string, challenge: string, resource: string | null, scopes: Scope[], projects: string, ttlS: number]
+  [
+    codeHash: Buffer,
+    clientId: string,
+    userId: string,
+    accountId: string,
+    redirectUri: string,
+    challenge: string,
+    resource: string | null,
+    scopes: Scope[],
+    projects: string,
+    ttlS: number,
+  ]
 >(
   'oauth_codes.insert',
   `INSERT INTO oauth_codes (code_hash, client_id, user_id, account_id, redirect_uri, code_challenge, resource, scopes, projects, expires_at)
@@ -121,7 +144,18 @@ export class AuthorizationsRepository {
   }
 
   async insertCode(c: NewAuthorizationCode, db: Queryable = this.db): Promise<void> {
-    await run(db, INSERT_CODE, [c.codeHash, c.clientId, c.userId, c.accountId, c.redirectUri, c.codeChallenge, c.resource, c.scopes, JSON.stringify(c.projects), CODE_TTL_S]);
+    await run(db, INSERT_CODE, [
+      c.codeHash,
+      c.clientId,
+      c.userId,
+      c.accountId,
+      c.redirectUri,
+      c.codeChallenge,
+      c.resource,
+      c.scopes,
+      JSON.stringify(c.projects),
+      CODE_TTL_S,
+    ]);
   }
 
   /** Deletes up to `limit` requests expired for an hour; answers how many. */

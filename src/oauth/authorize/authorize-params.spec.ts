@@ -38,7 +38,11 @@ describe('authorize parameters', () => {
   });
 
   it('parameters are added to the redirect URI as registered', () => {
-    expect(withQuery('https://a.example/cb?x=1', { code: 'c d', state: null, iss: 'https://i.example' })).toBe('https://a.example/cb?x=1&code=c+d&iss=https%3A%2F%2Fi.example');
-    expect(withQuery('cursor://anysphere.cursor-mcp/oauth/callback', { error: 'access_denied', state: '' })).toBe('cursor://anysphere.cursor-mcp/oauth/callback?error=access_denied&state=');
+    expect(withQuery('https://a.example/cb?x=1', { code: 'c d', state: null, iss: 'https://i.example' })).toBe(
+      'https://a.example/cb?x=1&code=c+d&iss=https%3A%2F%2Fi.example',
+    );
+    expect(withQuery('cursor://anysphere.cursor-mcp/oauth/callback', { error: 'access_denied', state: '' })).toBe(
+      'cursor://anysphere.cursor-mcp/oauth/callback?error=access_denied&state=',
+    );
   });
 });

@@ -24,7 +24,8 @@ export class AuthorizeController {
   @Get('authorize')
   async authorize(@Req() req: PageRequest, @Res() res: Response): Promise<void> {
     const { allowed, retryAfterS } = await this.limiter.take('authorize', req.ip ?? req.socket.remoteAddress ?? 'unknown');
-    if (!allowed) return sendOutcome(res, tryLaterPage(429, `Too many connection requests came from your address. Try again in ${retryAfterS} seconds.`, retryAfterS));
+    if (!allowed)
+      return sendOutcome(res, tryLaterPage(429, `Too many connection requests came from your address. Try again in ${retryAfterS} seconds.`, retryAfterS));
     sendOutcome(res, await this.authorizations.authorize(req.query as Record<string, unknown>, req.browserSession, req.originalUrl));
   }
 

@@ -65,7 +65,9 @@ export class AuthorizeService {
     }
     if (!redirectUri) return this.badRequest(redirectUri === null ? 'redirect_uri is sent more than once.' : 'The request has no redirect_uri.');
     if (!redirectUriRegistered(client.redirect_uris, redirectUri)) {
-      return this.badRequest(`The redirect_uri "${redirectUri}" is not one that ${client.client_name ?? 'this client'} registered, so Reblog will not send anything there.`);
+      return this.badRequest(
+        `The redirect_uri "${redirectUri}" is not one that ${client.client_name ?? 'this client'} registered, so Reblog will not send anything there.`,
+      );
     }
 
     // 2. Every other error goes back to the client.
@@ -94,7 +96,16 @@ export class AuthorizeService {
     if (!memberships.length) return this.noAccount(session, asked);
     const requestId = randomBytes(32).toString('base64url');
     // The session's oldest open requests beyond the cap go in the same transaction.
-    const stored = { idHash: hashSecret(requestId), browserSessionHash: session.idHash, clientId: client.id, redirectUri, state: asked.state, codeChallenge: challenge, resource, scopes };
+    const stored = {
+      idHash: hashSecret(requestId),
+      browserSessionHash: session.idHash,
+      clientId: client.id,
+      redirectUri,
+      state: asked.state,
+      codeChallenge: challenge,
+      resource,
+      scopes,
+    };
     await this.db.transaction((tx) => this.authorizations.insertRequest(stored, OPEN_REQUESTS_PER_SESSION, tx));
     const accountId = memberships.some((m) => m.account_id === query.account_id) ? (query.account_id as string) : memberships[0].account_id;
     return { kind: 'consent', status: 200, view: await this.view(session, asked, requestId, memberships, accountId) };
@@ -106,16 +117,26 @@ export class AuthorizeService {
     if (crossSite?.by === 'sec-fetch-site') return this.forbidden(session, 'This form was posted from another site.');
     if (crossSite) return this.forbidden(session, `This form was posted from ${crossSite.origin}, not from ${this.publicOrigin}.`);
     if (!session) return this.forbidden(null, 'You are not signed in (any more). Start connecting again from your app.');
-    if (!this.sessions.csrfMatches(session, form.csrf)) return this.forbidden(session, 'This form is not one Reblog showed you in this browser (its security token does not match).');
+    if (!this.sessions.csrfMatches(session, form.csrf))
+      return this.forbidden(session, 'This form is not one Reblog showed you in this browser (its security token does not match).');
     const requestId = single(form.request_id);
     const request = requestId ? await this.authorizations.findRequest(hashSecret(requestId)) : null;
-    if (!request) return this.forbidden(session, 'This consent request is unknown, or newer ones from this browser replaced it. Start connecting again from your app.');
-    if (!request.browser_session_hash.equals(session.idHash)) return this.forbidden(session, 'This consent request was started in another browser session. Start connecting again from your app.');
+    if (!request)
+      return this.forbidden(session, 'This consent request is unknown, or newer ones from this browser replaced it. Start connecting again from your app.');
+    if (!request.browser_session_hash.equals(session.idHash))
+      return this.forbidden(session, 'This consent request was started in another browser session. Start connecting again from your app.');
     if (request.used_at) return this.forbidden(session, 'This consent request was already answered. Start connecting again from your app.');
     if (request.expired) return this.forbidden(session, 'This consent request has expired (10 minutes). Start connecting again from your app.');
     const client = await this.clients.get(request.client_id);
     if (!client) return this.forbidden(session, 'The app that asked has been removed. Start connecting again from your app.');
-    const asked: Asked = { client, redirectUri: request.redirect_uri, state: request.state, codeChallenge: request.code_challenge, resource: request.resource, scopes: request.scopes };
+    const asked: Asked = {
+      client,
+      redirectUri: request.redirect_uri,
+      state: request.state,
+      codeChallenge: request.code_challenge,
+      resource: request.resource,
+      scopes: request.scopes,
+    };
 
     const decision = single(form.decision);
     if (decision === 'deny') return this.deny(request, session);
@@ -176,7 +197,14 @@ export class AuthorizeService {
   }
 
   /** The consent page's content: the accounts, the chosen account's projects where the person has a role, the scopes asked. */
-  private async view(session: BrowserSession, asked: Asked, requestId: string, memberships: Membership[], accountId: string, form?: Record<string, unknown>): Promise<ConsentView> {
+  private async view(
+    session: BrowserSession,
+    asked: Asked,
+    requestId: string,
+    memberships: Membership[],
+    accountId: string,
+    form?: Record<string, unknown>,
+  ): Promise<ConsentView> {
     const account = memberships.find((m) => m.account_id === accountId)!;
     const projects = await this.users.projectRoles(session.user.id, accountId);
     const checkedScopes = form ? many(form.scope) : asked.scopes.filter((s) => s !== 'delete');
@@ -197,7 +225,11 @@ export class AuthorizeService {
         formAction: formActionSource(asked.redirectUri),
       },
       user: { email: session.user.email, name: session.user.name },
-      accounts: memberships.map((m) => ({ id: m.account_id, name: m.account_name, href: `/oauth/authorize?${link}&account_id=${encodeURIComponent(m.account_id)}` })),
+      accounts: memberships.map((m) => ({
+        id: m.account_id,
+        name: m.account_name,
+        href: `/oauth/authorize?${link}&account_id=${encodeURIComponent(m.account_id)}`,
+      })),
       account: { id: account.account_id, name: account.account_name },
       scopes: asked.scopes.map((scope) => ({ scope, checked: checkedScopes.includes(scope) })),
       projects: projects.map((p) => {
@@ -218,7 +250,12 @@ export class AuthorizeService {
   }
 
   private badRequest(message: string): PageOutcome {
-    return { kind: 'error', status: 400, title: 'This connection request cannot be used', message: `${message} Nothing was sent to the app; start connecting again from it.` };
+    return {
+      kind: 'error',
+      status: 400,
+      title: 'This connection request cannot be used',
+      message: `${message} Nothing was sent to the app; start connecting again from it.`,
+    };
   }
 
   private forbidden(session: BrowserSession | null, message: string): PageOutcome {
@@ -232,7 +269,15 @@ export class AuthorizeService {
       title: 'You have no Reblog account to connect',
       message: `You (${session.user.email}) are not a member of any account yet. Ask your operator to add you to one.`,
       signedInAs: session.user.email,
-      back: { href: withQuery(asked.redirectUri, { error: 'access_denied', error_description: 'The person has no account to connect.', state: asked.state, iss: this.issuer }), label: 'Go back to the app' },
+      back: {
+        href: withQuery(asked.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The person has no account to connect.',
+          state: asked.state,
+          iss: this.issuer,
+        }),
+        label: 'Go back to the app',
+      },
     };
   }
 }

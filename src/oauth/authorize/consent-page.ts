@@ -36,7 +36,15 @@ export interface ConsentView {
 /** What an authorize or consent request answers. */
 export type PageOutcome =
   | { kind: 'redirect'; location: string }
-  | { kind: 'error'; status: number; title: string; message: string; signedInAs?: string; back?: { href: string; label: string }; headers?: Record<string, string> }
+  | {
+      kind: 'error';
+      status: number;
+      title: string;
+      message: string;
+      signedInAs?: string;
+      back?: { href: string; label: string };
+      headers?: Record<string, string>;
+    }
   | { kind: 'consent'; status: number; view: ConsentView };
 
 /** The page of a request refused for a while (429 over the per-IP limit, 503 when metadata-document fetches are full), with Retry-After. */
@@ -63,7 +71,13 @@ ${outcome.back ? html`<p><a href="${outcome.back.href}">${outcome.back.label}</a
     return;
   }
   const v = outcome.view;
-  sendPage(res, { status: outcome.status, title: `Connect ${v.client.name}`, signedInAs: v.user.email, formAction: [v.redirect.formAction], body: consentBody(v) });
+  sendPage(res, {
+    status: outcome.status,
+    title: `Connect ${v.client.name}`,
+    signedInAs: v.user.email,
+    formAction: [v.redirect.formAction],
+    body: consentBody(v),
+  });
 }
 
 function consentBody(v: ConsentView) {
@@ -88,8 +102,8 @@ ${
 <p>You are signed in as <strong>${who}</strong>.</p>
 ${
   v.accounts.length > 1
-    ? html`<nav aria-label="Accounts"><p>Account: ${v.accounts.map((a, i) =>
-        html`${i ? ' · ' : ''}${a.id === v.account.id ? html`<strong>${a.name}</strong>` : html`<a href="${a.href}">${a.name}</a>`}`,
+    ? html`<nav aria-label="Accounts"><p>Account: ${v.accounts.map(
+        (a, i) => html`${i ? ' · ' : ''}${a.id === v.account.id ? html`<strong>${a.name}</strong>` : html`<a href="${a.href}">${a.name}</a>`}`,
       )}</p></nav>`
     : null
 }
@@ -100,7 +114,8 @@ ${
 <fieldset>
 <legend>What ${v.client.name} may do</legend>
 ${v.scopes.map(
-  (s) => html`<label class="inline"><input type="checkbox" name="scope" value="${s.scope}"${s.checked ? html` checked` : null}> ${SCOPE_WORDS[s.scope]}</label><br>`,
+  (s) =>
+    html`<label class="inline"><input type="checkbox" name="scope" value="${s.scope}"${s.checked ? html` checked` : null}> ${SCOPE_WORDS[s.scope]}</label><br>`,
 )}
 </fieldset>
 <fieldset>

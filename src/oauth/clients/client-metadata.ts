@@ -39,7 +39,8 @@ export function checkClientMetadata(body: unknown): ClientMetadata {
 
   const uris = field('redirect_uris');
   if (!Array.isArray(uris) || uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list at least one redirect URI.');
-  if (uris.length > MAX_REDIRECT_URIS) throw new OAuthError('invalid_redirect_uri', `redirect_uris may list at most ${MAX_REDIRECT_URIS} URIs; got ${uris.length}.`);
+  if (uris.length > MAX_REDIRECT_URIS)
+    throw new OAuthError('invalid_redirect_uri', `redirect_uris may list at most ${MAX_REDIRECT_URIS} URIs; got ${uris.length}.`);
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', `Invalid redirect URI: ${problem}.`);

@@ -11,7 +11,14 @@ const TOUCH = sql<[id: string]>(
   `UPDATE oauth_clients SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
 );
 const INSERT = sql<
-  [id: string, clientName: string | null, redirectUris: string[], method: TokenEndpointAuthMethod, secretHash: Buffer | null, metadata: Record<string, unknown>],
+  [
+    id: string,
+    clientName: string | null,
+    redirectUris: string[],
+    method: TokenEndpointAuthMethod,
+    secretHash: Buffer | null,
+    metadata: Record<string, unknown>,
+  ],
   OAuthClient
 >(
   'oauth_clients.insert',
@@ -75,7 +82,14 @@ export class OAuthClientsRepository {
 
   /** Stores a registered (dcr) client. */
   async insert(
-    client: { id: string; client_name: string | null; redirect_uris: string[]; token_endpoint_auth_method: TokenEndpointAuthMethod; secret_hash: Buffer | null; metadata: Record<string, unknown> },
+    client: {
+      id: string;
+      client_name: string | null;
+      redirect_uris: string[];
+      token_endpoint_auth_method: TokenEndpointAuthMethod;
+      secret_hash: Buffer | null;
+      metadata: Record<string, unknown>;
+    },
     db: Queryable = this.db,
   ): Promise<OAuthClient> {
     const c = client;
@@ -83,7 +97,13 @@ export class OAuthClientsRepository {
   }
 
   /** Stores the client a metadata document describes, fresh for `freshS` seconds; null if the id is a registered client's. */
-  upsertDocument(doc: { id: string; client_name: string | null; redirect_uris: string[]; metadata: Record<string, unknown>; freshS: number }): Promise<OAuthClient | null> {
+  upsertDocument(doc: {
+    id: string;
+    client_name: string | null;
+    redirect_uris: string[];
+    metadata: Record<string, unknown>;
+    freshS: number;
+  }): Promise<OAuthClient | null> {
     return row(this.db, UPSERT_DOCUMENT, [doc.id, doc.client_name, doc.redirect_uris, doc.metadata, doc.freshS]);
   }
 

@@ -78,7 +78,8 @@ export class OAuthClientsService {
    * answered once and kept as a hash. Answers the body of the `201`.
    */
   async register(request: RegistrationRequest): Promise<Record<string, unknown>> {
-    if (request.size > MAX_REGISTRATION_BYTES) throw new OAuthError('invalid_request', `The registration body is ${request.size} bytes; at most ${MAX_REGISTRATION_BYTES} are accepted.`, 413);
+    if (request.size > MAX_REGISTRATION_BYTES)
+      throw new OAuthError('invalid_request', `The registration body is ${request.size} bytes; at most ${MAX_REGISTRATION_BYTES} are accepted.`, 413);
     if (!request.json) throw new OAuthError('invalid_request', 'Send the client metadata as JSON (Content-Type: application/json), as RFC 7591 says.');
     const metadata = checkClientMetadata(request.body);
     const secret = metadata.token_endpoint_auth_method === 'none' ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
@@ -117,7 +118,9 @@ export class OAuthClientsService {
    */
   private async resolveDocument(url: string): Promise<OAuthClient> {
     if (!this.config.oauth.clientMetadataDocuments) {
-      throw new UnknownClientError(`The client_id "${url}" is a client metadata document URL, and this server does not accept those; the client can register itself instead (dynamic client registration).`);
+      throw new UnknownClientError(
+        `The client_id "${url}" is a client metadata document URL, and this server does not accept those; the client can register itself instead (dynamic client registration).`,
+      );
     }
     const problem = documentUrlProblem(url);
     if (problem) throw new UnknownClientError(`The client_id "${url}" is not a usable metadata document URL: ${problem}.`);
@@ -129,7 +132,12 @@ export class OAuthClientsService {
     if (!pending) {
       if (this.fetching.size >= this.config.oauth.cimdMaxConcurrentFetches) {
         if (stale) return stale;
-        throw new OAuthError('temporarily_unavailable', `Too many client metadata documents are being fetched right now; retry after ${CIMD_BUSY_RETRY_S} s.`, 503, { 'Retry-After': String(CIMD_BUSY_RETRY_S) });
+        throw new OAuthError(
+          'temporarily_unavailable',
+          `Too many client metadata documents are being fetched right now; retry after ${CIMD_BUSY_RETRY_S} s.`,
+          503,
+          { 'Retry-After': String(CIMD_BUSY_RETRY_S) },
+        );
       }
       pending = this.fetchDocument(url).finally(() => this.fetching.delete(url));
       this.fetching.set(url, pending);
@@ -153,7 +161,9 @@ export class OAuthClientsService {
     if (this.warned.size >= 1_000) for (const [h, at] of this.warned) if (at <= now - WARN_EVERY_MS) this.warned.delete(h);
     this.warned.set(host, now);
     const reason = err instanceof DocumentError ? `the document ${err.message}` : err.message;
-    this.log.warn(`The client metadata document of a client on ${host} could not be used (${url}): ${reason}${usingStored ? '; its stored copy is used' : ''}.`);
+    this.log.warn(
+      `The client metadata document of a client on ${host} could not be used (${url}): ${reason}${usingStored ? '; its stored copy is used' : ''}.`,
+    );
   }
 
   private async fetchDocument(url: string): Promise<OAuthClient> {
@@ -223,7 +233,6 @@ function decodeClientCursor(cursor: string | undefined): { createdAt: string; id
   throw new DomainError('validation_failed', 'The cursor is not one this API returned; start again without it.');
 }
 
-
 /** Why a `client_id` URL cannot name a metadata document (the draft's rules), or null. */
 function documentUrlProblem(url: string): string | null {
   if (!URL.canParse(url)) return 'it is not a URL';
@@ -243,7 +252,8 @@ function checkDocument(body: unknown, url: string): ClientMetadata {
   const document = body as Record<string, unknown>;
   if (document.client_id !== url) throw new DocumentError(`names client_id ${JSON.stringify(document.client_id)}, which is not its own URL`);
   const method = document.token_endpoint_auth_method;
-  if (method !== undefined && method !== null && method !== 'none') throw new DocumentError(`has token_endpoint_auth_method ${JSON.stringify(method)}; only none is accepted`);
+  if (method !== undefined && method !== null && method !== 'none')
+    throw new DocumentError(`has token_endpoint_auth_method ${JSON.stringify(method)}; only none is accepted`);
   if ('client_secret' in document) throw new DocumentError('carries a client_secret');
   try {
     return checkClientMetadata(document);

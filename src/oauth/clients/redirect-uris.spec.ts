@@ -10,18 +10,36 @@ describe('redirect URIs', () => {
     'com.example.app:/oauth2redirect',
   ])('%s may be registered', (uri) => expect(redirectUriProblem(uri)).toBeNull());
 
-  it.each(['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'http://example.com/cb', 'https://a.example/cb#x', 'https://u@a.example/cb', 'vscode://u:p@x/cb', 'cb', '', 'https://a.example/c b'])(
-    '%s may not',
-    (uri) => expect(redirectUriProblem(uri)).toEqual(expect.any(String)),
-  );
+  it.each([
+    'javascript:alert(1)',
+    'JAVASCRIPT:alert(1)',
+    'data:text/html,x',
+    'file:///etc/passwd',
+    'http://example.com/cb',
+    'https://a.example/cb#x',
+    'https://u@a.example/cb',
+    'vscode://u:p@x/cb',
+    'cb',
+    '',
+    'https://a.example/c b',
+  ])('%s may not', (uri) => expect(redirectUriProblem(uri)).toEqual(expect.any(String)));
 
   describe('matching (exact; loopback on any port, RFC 8252 §7.3)', () => {
-    const registered = ['http://127.0.0.1:3000/callback', 'http://localhost/cb?x=1', 'https://claude.ai/api/mcp/auth_callback', 'cursor://anysphere.cursor-mcp/oauth/callback'];
+    const registered = [
+      'http://127.0.0.1:3000/callback',
+      'http://localhost/cb?x=1',
+      'https://claude.ai/api/mcp/auth_callback',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+    ];
 
-    it.each(['http://127.0.0.1:3000/callback', 'http://127.0.0.1:54321/callback', 'http://127.0.0.1/callback', 'http://localhost:9/cb?x=1', 'https://claude.ai/api/mcp/auth_callback', 'cursor://anysphere.cursor-mcp/oauth/callback'])(
-      '%s matches',
-      (uri) => expect(redirectUriRegistered(registered, uri)).toBe(true),
-    );
+    it.each([
+      'http://127.0.0.1:3000/callback',
+      'http://127.0.0.1:54321/callback',
+      'http://127.0.0.1/callback',
+      'http://localhost:9/cb?x=1',
+      'https://claude.ai/api/mcp/auth_callback',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+    ])('%s matches', (uri) => expect(redirectUriRegistered(registered, uri)).toBe(true));
 
     it.each([
       ['localhost is not 127.0.0.1', 'http://localhost:3000/callback'],

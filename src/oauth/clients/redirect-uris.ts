@@ -1,7 +1,24 @@
 /** Hosts a native app's `http` redirect may name (RFC 8252 §7.3); `localhost` and `127.0.0.1` stay distinct. */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Schemes that are not a private-use scheme of an app (RFC 8252 §7.1): they run code, read files or reach other servers. */
-const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:', 'view-source:', 'ftp:', 'ws:', 'wss:', 'mailto:', 'tel:', 'sms:', 'chrome:', 'intent:']);
+const REFUSED_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'filesystem:',
+  'view-source:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'tel:',
+  'sms:',
+  'chrome:',
+  'intent:',
+]);
 export const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2_000;
 

@@ -21,15 +21,21 @@ export function clientCredentials(authorization: string | undefined, form: Recor
   const bodySecret = form.client_secret;
   if (Array.isArray(bodyId) || Array.isArray(bodySecret)) throw new OAuthError('invalid_request', 'client_id and client_secret may be sent once each.');
   if (!authorization?.toLowerCase().startsWith('basic ')) {
-    return { clientId: typeof bodyId === 'string' ? bodyId : undefined, secret: typeof bodySecret === 'string' && bodySecret !== '' ? bodySecret : undefined, basic: false };
+    return {
+      clientId: typeof bodyId === 'string' ? bodyId : undefined,
+      secret: typeof bodySecret === 'string' && bodySecret !== '' ? bodySecret : undefined,
+      basic: false,
+    };
   }
   const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw invalidClient('The Basic credentials are not "client_id:client_secret".', true);
   const clientId = formDecode(decoded.slice(0, colon));
   const secret = formDecode(decoded.slice(colon + 1));
-  if (typeof bodySecret === 'string') throw new OAuthError('invalid_request', 'Authenticate the client one way only: the Authorization header or client_secret, not both.');
-  if (typeof bodyId === 'string' && bodyId !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the client named in the Authorization header.');
+  if (typeof bodySecret === 'string')
+    throw new OAuthError('invalid_request', 'Authenticate the client one way only: the Authorization header or client_secret, not both.');
+  if (typeof bodyId === 'string' && bodyId !== clientId)
+    throw new OAuthError('invalid_request', 'client_id differs from the client named in the Authorization header.');
   return { clientId, secret: secret || undefined, basic: true };
 }
 

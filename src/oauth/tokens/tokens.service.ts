@@ -138,7 +138,15 @@ export class TokensService {
 
       const access = newSecret(GRANT_PREFIX);
       const grant = await this.credentials.createGrant(
-        { accountId: found.account_id, userId: found.user_id, clientId: client.id, name: clientName(client), scopes: found.scopes, projects: found.projects, secretPrefix: access.visiblePrefix },
+        {
+          accountId: found.account_id,
+          userId: found.user_id,
+          clientId: client.id,
+          name: clientName(client),
+          scopes: found.scopes,
+          projects: found.projects,
+          secretPrefix: access.visiblePrefix,
+        },
         tx,
       );
       await this.grants.markCodeUsed(codeHash, grant.id, tx);

@@ -53,7 +53,11 @@ export class OidcSignInService {
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
     await this.pending.purgeExpired();
-    await this.pending.insert(hashSecret(state), { code_verifier: verifier, nonce, return_to: safeReturnTo(query.return_to, this.config.publicUrl) }, PENDING_TTL_S);
+    await this.pending.insert(
+      hashSecret(state),
+      { code_verifier: verifier, nonce, return_to: safeReturnTo(query.return_to, this.config.publicUrl) },
+      PENDING_TTL_S,
+    );
     res.cookie(STATE_COOKIE, state, { httpOnly: true, sameSite: 'lax', path: CALLBACK_PATH, secure: this.secure, maxAge: PENDING_TTL_S * 1000 });
     const url = oidc.buildAuthorizationUrl(provider, {
       redirect_uri: this.redirectUri(),
@@ -110,7 +114,11 @@ export class OidcSignInService {
     const user = await this.signIn.personFor(email, res);
     if (!user) return;
     if (!(await this.pending.bind(user.id, claims.iss, claims.sub))) {
-      return this.refuse(res, 403, `The email ${email} belongs to another account of your identity provider than the one you signed in with. Ask your operator.`);
+      return this.refuse(
+        res,
+        403,
+        `The email ${email} belongs to another account of your identity provider than the one you signed in with. Ask your operator.`,
+      );
     }
     await this.sessions.start(res, user.id, req);
     res.redirect(303, returnToOrDefault(pending.return_to, this.config.publicUrl));
