@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { idFloor } from '../activity/activity-reports.repository.js';
 import { affected, row, sql, type Queryable } from '../database/sql.js';
 
 /** The advisory lock key that lets one instance at a time purge (any bigint no other lock uses). */
@@ -9,15 +10,15 @@ const RETENTION_LOCK = 7_306_256_914_001;
 const TRY_LOCK = sql<[key: number], { locked: boolean }>('retention.try_lock', `SELECT pg_try_advisory_lock($1::bigint) AS locked`);
 const UNLOCK = sql<[key: number], { unlocked: boolean }>('retention.unlock', `SELECT pg_advisory_unlock($1::bigint) AS unlocked`);
 
+const CUTOFF = sql<[days: number], { cutoff: Date }>('retention.cutoff', `SELECT now() - make_interval(days => $1) AS cutoff`);
+
 // Activity ids are UUID v7, so the primary key is in time order: the oldest entries are an index range
-// below the smallest id made at the cutoff (its 48 time bits, then zeros); `at` decides at the edge.
-const PURGE_ACTIVITY = sql<[days: number, limit: number]>(
+// below the smallest id made at the cutoff ($1, plain values so that the range is the index condition);
+// `at` decides at the edge.
+const PURGE_ACTIVITY = sql<[floor: string, cutoff: Date, limit: number]>(
   'retention.purge_activity',
-  `WITH cutoff AS (SELECT now() - make_interval(days => $1) AS at),
-        floor AS (SELECT (substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-0000-0000-000000000000')::uuid AS id
-                    FROM (SELECT lpad(to_hex(floor(extract(epoch FROM cutoff.at) * 1000)::bigint), 12, '0') AS h FROM cutoff) x)
-   DELETE FROM activity_log WHERE id IN (
-     SELECT a.id FROM activity_log a, floor, cutoff WHERE a.id < floor.id AND a.at < cutoff.at ORDER BY a.id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  `DELETE FROM activity_log WHERE id IN (
+     SELECT id FROM activity_log WHERE id < $1::uuid AND at < $2 ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)`,
 );
 
 // A finished job whose image is still stored stays: the image's purge needs the article it was made for.
@@ -76,8 +77,13 @@ export class RetentionRepository {
     await row(db, UNLOCK, [RETENTION_LOCK]);
   }
 
-  purgeActivity(db: Queryable, days: number, limit: number): Promise<number> {
-    return affected(db, PURGE_ACTIVITY, [days, limit]);
+  /** The instant `days` days ago by Postgres' clock. */
+  async cutoff(db: Queryable, days: number): Promise<Date> {
+    return (await row(db, CUTOFF, [days]))!.cutoff;
+  }
+
+  purgeActivity(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+    return affected(db, PURGE_ACTIVITY, [idFloor(cutoff.getTime()), cutoff, limit]);
   }
 
   purgeJobs(db: Queryable, days: number, limit: number): Promise<number> {

@@ -8,9 +8,9 @@ import { RetentionRepository } from './retention.repository.js';
 /** How often each instance offers to purge; the advisory lock lets one of them at a time do it. */
 export const RETENTION_EVERY_MS = 10 * 60 * 1_000;
 /** Rows deleted per statement: each batch is its own short transaction holding few row locks. */
-export const RETENTION_BATCH = 1_000;
+export const RETENTION_BATCH = 500;
 /** The pause after each full batch, so a large backlog leaves room for the requests' own writes. */
-export const RETENTION_PAUSE_MS = 50;
+export const RETENTION_PAUSE_MS = 200;
 
 export type RetentionTable = 'activity_log' | 'audit_events' | 'jobs' | 'media';
 
@@ -54,7 +54,9 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
       try {
         const { activityRetentionDays: activity, auditRetentionDays: audit, jobRetentionDays: jobs } = this.config;
         const removed: Record<RetentionTable, number> = { activity_log: 0, audit_events: 0, jobs: 0, media: 0 };
-        removed.activity_log = await this.inBatches('activity_log', options, (n) => this.repository.purgeActivity(db, activity, n));
+        // One cutoff for the whole run, so every batch is the same index range.
+        const activityCutoff = await this.repository.cutoff(db, activity);
+        removed.activity_log = await this.inBatches('activity_log', options, (n) => this.repository.purgeActivity(db, activityCutoff, n));
         if (await this.repository.auditPresent(db)) {
           removed.audit_events = await this.inBatches('audit_events', options, (n) => this.repository.purgeAudit(db, audit, n));
         }
