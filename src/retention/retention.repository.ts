@@ -21,13 +21,13 @@ const PURGE_ACTIVITY = sql<[floor: string, cutoff: Date, limit: number]>(
      SELECT id FROM activity_log WHERE id < $1::uuid AND at < $2 ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)`,
 );
 
-// A finished job whose image is still stored stays: the image's purge needs the article it was made for.
+// A finished job that made an image for an article stays while the image does: the image's purge reads the article from it.
 const PURGE_JOBS = sql<[days: number, limit: number]>(
   'retention.purge_jobs',
   `DELETE FROM jobs WHERE id IN (
      SELECT j.id FROM jobs j
       WHERE j.status IN ('succeeded', 'failed', 'cancelled') AND j.finished_at < now() - make_interval(days => $1)
-        AND NOT EXISTS (SELECT 1 FROM media m WHERE m.job_id = j.id)
+        AND NOT (j.args ? 'article_id' AND EXISTS (SELECT 1 FROM media m WHERE m.job_id = j.id))
       ORDER BY j.finished_at LIMIT $2 FOR UPDATE OF j SKIP LOCKED)`,
 );
 

@@ -60,7 +60,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
         if (await this.repository.auditPresent(db)) {
           removed.audit_events = await this.inBatches('audit_events', options, (n) => this.repository.purgeAudit(db, audit, n));
         }
-        // Images first: a job is kept while its image is, since the image's purge reads the job's article.
+        // Images first: a job that made an image for an article is kept while the image is (the image's purge reads the article from it).
         removed.media = await this.inBatches('media', options, (n) => this.repository.purgeMedia(db, jobs, n));
         removed.jobs = await this.inBatches('jobs', options, (n) => this.repository.purgeJobs(db, jobs, n));
         this.metrics.retentionLastSuccess.setToCurrentTime();
