@@ -15,6 +15,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { PromptsModule } from './prompts/prompts.module.js';
 import { ResourcesModule } from './resources/resources.module.js';
+import { RetentionModule } from './retention/retention.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 import { SignInModule } from './sign-in/sign-in.module.js';
 import { ToolsModule } from './tools/tools.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         DatabaseModule.forRoot(databaseUrl),
         HealthModule,
         MetricsModule,
+        RetentionModule,
         AdminModule,
         McpModule,
         ResourcesModule,

@@ -160,6 +160,20 @@ describe('loadConfig: ARTICLE_REVISIONS_KEPT', () => {
   });
 });
 
+describe('loadConfig: retention', () => {
+  it('keeps activity 90 days, audit events 400 and finished jobs 30 by default, any number of days from 1 to 36500 when set, and names a wrong value', () => {
+    const defaults = loadConfig({});
+    expect([defaults.activityRetentionDays, defaults.auditRetentionDays, defaults.jobRetentionDays]).toEqual([90, 400, 30]);
+    const set = loadConfig({ ACTIVITY_RETENTION_DAYS: '7', AUDIT_RETENTION_DAYS: '3650', JOB_RETENTION_DAYS: '1' });
+    expect([set.activityRetentionDays, set.auditRetentionDays, set.jobRetentionDays]).toEqual([7, 3650, 1]);
+    for (const name of ['ACTIVITY_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'JOB_RETENTION_DAYS']) {
+      for (const bad of ['0', '-1', '36501', 'forever', '1.5']) {
+        expect(() => loadConfig({ [name]: bad })).toThrow(`${name} must be a whole number from 1 to 36500; got "${bad}".`);
+      }
+    }
+  });
+});
+
 describe('loadConfig: IMAGE_SIZES', () => {
   const OPENAI = { IMAGE_PROVIDER: 'openai', IMAGE_BASE_URL: 'http://127.0.0.1:9/v1' };
 

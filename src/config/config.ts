@@ -73,6 +73,12 @@ export interface AppConfig {
   localProviderDelayMs: number;
   /** Revisions (earlier states) kept per article, the newest; each change prunes older ones in its transaction (ARTICLE_REVISIONS_KEPT). */
   articleRevisionsKept: number;
+  /** Days an activity-log entry is kept; older ones are purged in the background (ACTIVITY_RETENTION_DAYS). */
+  activityRetentionDays: number;
+  /** Days an audit event is kept; older ones are purged in the background (AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: number;
+  /** Days a finished job, and the generated image of an article deleted for good, are kept (JOB_RETENTION_DAYS). */
+  jobRetentionDays: number;
   role: Role;
   /** SIGTERM: how long requests are still served after readiness went false (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
@@ -288,6 +294,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jobsMaxRunningPerAccount: integer(env, 'JOBS_MAX_RUNNING_PER_ACCOUNT', 2, 1, 1_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),
     articleRevisionsKept: integer(env, 'ARTICLE_REVISIONS_KEPT', 50, 1, 10_000),
+    activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 90, 1, 36_500),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    jobRetentionDays: integer(env, 'JOB_RETENTION_DAYS', 30, 1, 36_500),
     role: oneOf<Role>(env, 'ROLE', 'all', ['api', 'worker', 'all']),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 120_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 1_000, 600_000),

@@ -71,6 +71,17 @@ export class MetricsService implements OnApplicationShutdown {
     help: '1 while the shared rate-limit store answers (or none is configured), 0 while decisions fall back to this instance.',
     registers: [this.registry],
   });
+  readonly retentionRemoved = new Counter({
+    name: 'reblog_retention_rows_removed_total',
+    help: 'Rows the retention purge deleted, by table (activity_log, audit_events, jobs, media).',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
+  readonly retentionLastSuccess = new Gauge({
+    name: 'reblog_retention_last_success_timestamp_seconds',
+    help: 'When this instance last finished a retention purge (0: never; one instance at a time purges, so watch the max over instances).',
+    registers: [this.registry],
+  });
   readonly activityBatchSize = new Histogram({
     name: 'reblog_activity_batch_size',
     help: 'Activity-log entries written per group-committed INSERT.',
