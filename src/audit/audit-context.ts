@@ -1,8 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 
-/** Who performs an administrative act: the operator (admin token), a signed-in person, or an OAuth client. */
-export type Actor = { type: 'operator' } | { type: 'user'; id: string; email?: string } | { type: 'client'; id: string };
+/**
+ * Who performs an administrative act: the operator (admin token), a signed-in person, an OAuth client
+ * (revoking its token), or a bearer credential on /mcp (an API key or grant configuring the writer).
+ */
+export type Actor = { type: 'operator' } | { type: 'user'; id: string; email?: string } | { type: 'client'; id: string } | { type: 'credential'; id: string };
 
 /** The request an act comes from, as the audit trail records it; `actor` is set by the edge that authenticated it. */
 export interface AuditContext {

@@ -8,7 +8,7 @@ export interface AuditEventRow {
   id: string;
   at: Date;
   account_id: string | null;
-  actor_type: 'operator' | 'user' | 'client' | 'system';
+  actor_type: 'operator' | 'user' | 'client' | 'credential' | 'system';
   actor_id: string | null;
   actor_email: string | null;
   action: string;

@@ -69,7 +69,7 @@ export class AuditService {
         id: newId(),
         account_id: act.accountId,
         actor_type: actor?.type ?? 'system',
-        actor_id: actor?.type === 'user' || actor?.type === 'client' ? actor.id : null,
+        actor_id: actor && actor.type !== 'operator' ? actor.id : null,
         actor_email: actor?.type === 'user' ? (actor.email ?? null) : null,
         action: act.action,
         target: act.target,

@@ -45,6 +45,7 @@ function actor(e: AuditEventView): Html {
   if (e.actor_type === 'operator') return html`<span class="badge">operator</span>`;
   if (e.actor_type === 'user') return html`${e.actor_email ?? ''} <code>${(e.actor_id ?? '').slice(0, 8)}</code>`;
   if (e.actor_type === 'client') return html`app <code>${e.actor_id ?? ''}</code>`;
+  if (e.actor_type === 'credential') return html`key or app <code>${(e.actor_id ?? '').slice(0, 8)}</code>`;
   return html`<span class="muted">system</span>`;
 }
 

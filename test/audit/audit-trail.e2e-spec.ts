@@ -1,4 +1,5 @@
-import { admin, newAccount, newProject, UUID } from '../support/fixtures.js';
+import { admin, newAccount, newKey, newProject, UUID } from '../support/fixtures.js';
+import { callOk } from '../support/mcp-client.js';
 import { consoleHttp } from '../support/console.js';
 import { withClient } from '../support/database.js';
 import { connectByOAuth, consentingPerson, newClient, oauthGrant } from '../support/oauth.js';
@@ -216,6 +217,54 @@ describe('audit trail of administrative acts', () => {
       expect((await post(`/console/accounts/${account.id}/members/${person.id}/remove`, s, { csrf: s.csrf })).status).toBe(303),
     );
     expect(events).toEqual([expect.objectContaining({ ...me, action: 'account_member.removed', target: { user_id: person.id } })]);
+  });
+
+  it("the console's settings: a project's disabled tools and the writer's config, each one event of the owner", async () => {
+    const account = await newAccount(t);
+    const project = await newProject(t, account.id, 'Settings');
+    const owner = (await admin(t, 'get', `/admin/v1/accounts/${account.id}/members`)).items[0] as { user_id: string; email: string };
+    const s = await signedIn(t, owner.user_id);
+    const me = { actor_type: 'user', actor_id: owner.user_id, actor_email: owner.email };
+    const settings = `/console/accounts/${account.id}/projects/${project.id}/settings`;
+
+    let events = await eventsOf(async () =>
+      expect((await post(`${settings}/tools`, s, { csrf: s.csrf, tool: ['list_articles', 'get_article'], enabled: ['get_article'] })).status).toBe(303),
+    );
+    expect(events).toEqual([
+      expect.objectContaining({
+        ...me,
+        action: 'project.updated',
+        account_id: account.id,
+        change: { before: { name: 'Settings', disabled_tools: [] }, after: { name: 'Settings', disabled_tools: ['list_articles'] } },
+      }),
+    ]);
+
+    const writer = { audience: 'Home cooks', tone: 'Warm', language: 'en', topics: 'bread', length: 'short', banned_words: '', image_style: 'watercolour' };
+    events = await eventsOf(async () => expect((await post(`${settings}/writer`, s, { csrf: s.csrf, ...writer })).status).toBe(303));
+    expect(events).toEqual([
+      expect.objectContaining({
+        ...me,
+        action: 'writer_config.saved',
+        account_id: account.id,
+        target: { project_id: project.id, agent: 'writer', version: '1', credential_id: null },
+        change: { before: null, after: expect.objectContaining({ tone: 'Warm' }) },
+      }),
+    ]);
+    // The same answers again make no version, and no event.
+    expect(await eventsOf(async () => expect((await post(`${settings}/writer`, s, { csrf: s.csrf, ...writer })).status).toBe(303))).toEqual([]);
+
+    // Over /mcp, the bearer credential saves it.
+    const key = await newKey(t, account.id, [{ project_id: project.id, role: 'owner' }]);
+    events = await eventsOf(() => callOk(t, key.key, 'configure_agent', { project_id: project.id, agent: 'writer', answers: { tone: 'Dry' } }));
+    expect(events).toEqual([
+      expect.objectContaining({
+        actor_type: 'credential',
+        actor_id: key.id,
+        action: 'writer_config.saved',
+        target: { project_id: project.id, agent: 'writer', version: '2', credential_id: key.id },
+        change: { before: expect.objectContaining({ tone: 'Warm' }), after: expect.objectContaining({ tone: 'Dry' }) },
+      }),
+    ]);
   });
 
   it('OAuth: the consenting person makes the grant, the client that revokes its token revokes it', async () => {

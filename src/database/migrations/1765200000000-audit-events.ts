@@ -16,7 +16,7 @@ export class AuditEvents1765200000000 implements MigrationInterface {
         id uuid PRIMARY KEY,
         at timestamptz NOT NULL DEFAULT now(),
         account_id uuid,
-        actor_type text NOT NULL CHECK (actor_type IN ('operator', 'user', 'client', 'system')),
+        actor_type text NOT NULL CHECK (actor_type IN ('operator', 'user', 'client', 'credential', 'system')),
         actor_id text,
         actor_email text,
         action text NOT NULL,
