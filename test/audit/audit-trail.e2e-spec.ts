@@ -214,6 +214,11 @@ describe('audit trail of administrative acts', () => {
     ]);
 
     events = await eventsOf(async () =>
+      expect((await post(`/console/accounts/${account.id}/members/${person.id}/sign-in-link`, s, { csrf: s.csrf })).status).toBe(201),
+    );
+    expect(events).toEqual([expect.objectContaining({ ...me, action: 'login_link.created', account_id: account.id, target: { user_id: person.id } })]);
+
+    events = await eventsOf(async () =>
       expect((await post(`/console/accounts/${account.id}/members/${person.id}/remove`, s, { csrf: s.csrf })).status).toBe(303),
     );
     expect(events).toEqual([expect.objectContaining({ ...me, action: 'account_member.removed', target: { user_id: person.id } })]);
