@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
 import { Readable } from 'node:stream';
+import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '../common/domain-error.js';
 import { timeBound } from '../common/time-bound.js';
 import type { EntityManager } from 'typeorm';
@@ -60,8 +61,13 @@ export type AuditEventView = AuditEventRow;
 export class AuditService {
   constructor(private readonly events: AuditRepository) {}
 
-  /** Records `act` inside `tx`, the transaction of the act itself. */
+  /**
+   * Records `act` inside `tx`, the transaction of the act itself. An update whose before and after
+   * are equal (the same role put again, a project or person saved unchanged) changes nothing of who
+   * can do what: it records nothing.
+   */
   async record(tx: EntityManager, act: AuditAct): Promise<void> {
+    if (UPDATES.has(act.action) && act.change && isDeepStrictEqual(act.change.before, act.change.after)) return;
     const context = currentAuditContext();
     const actor = act.actor ?? context?.actor ?? null;
     await this.events.insert(
@@ -110,6 +116,9 @@ export class AuditService {
     return source.pipe(csv);
   }
 }
+
+/** The acts that update a row in place: with nothing changed they are no act. */
+const UPDATES: ReadonlySet<AuditAction> = new Set(['project.updated', 'user.updated', 'account_member.put', 'project_member.put']);
 
 const EXPORT_PAGE = 1_000;
 const CSV_COLUMNS = ['at', 'actor_type', 'actor_id', 'actor_email', 'action', 'target', 'change', 'ip', 'user_agent', 'request_id', 'id'] as const;

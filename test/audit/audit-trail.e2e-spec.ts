@@ -118,6 +118,10 @@ describe('audit trail of administrative acts', () => {
       call(t, 'put', `/admin/v1/projects/${project.id}/members/${user.id}`, { role: 'viewer' }).then((r) => expect(r.status).toBe(200)),
     );
     expect(events.map((e) => [e.action, e.change])).toEqual([['project_member.put', { before: { role: 'editor' }, after: { role: 'viewer' } }]]);
+    // The same role again changes nothing: no event.
+    expect(
+      await eventsOf(() => call(t, 'put', `/admin/v1/projects/${project.id}/members/${user.id}`, { role: 'viewer' }).then((r) => expect(r.status).toBe(200))),
+    ).toEqual([]);
     events = await eventsOf(() => admin(t, 'delete', `/admin/v1/projects/${project.id}/members/${user.id}`, undefined, 204));
     expect(events.map((e) => [e.action, e.change])).toEqual([['project_member.removed', { before: { role: 'viewer' }, after: null }]]);
 
