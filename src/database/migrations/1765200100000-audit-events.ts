@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * a day) removes anything. `account_id` is null for acts outside any account (a person's name or
  * state, which the operator's trail shows); it has no foreign key, so the trail outlives what it names.
  */
-export class AuditEvents1765200000000 implements MigrationInterface {
-  name = 'AuditEvents1765200000000';
+export class AuditEvents1765200100000 implements MigrationInterface {
+  name = 'AuditEvents1765200100000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
