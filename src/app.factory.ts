@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppOptions } from './app.module.js';
+import { auditContextMiddleware } from './audit/audit-context.js';
 import { HttpErrorFilter } from './common/http-error.filter.js';
 import { LifecycleService } from './health/lifecycle.service.js';
 
@@ -37,6 +38,8 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   app.use((req: Request, res: Response, next: NextFunction) =>
     req.path === '/mcp' ? next() : json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next))),
   );
+  // Who acts and from where, for the audit trail (after the body parsers: see the middleware).
+  app.use(auditContextMiddleware);
 
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new HttpErrorFilter());

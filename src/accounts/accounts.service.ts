@@ -1,3 +1,4 @@
+import { AuditService } from '../audit/audit.service.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -15,6 +16,7 @@ export class AccountsService {
     private readonly accounts: AccountsRepository,
     private readonly users: UsersRepository,
     private readonly members: MembersRepository,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -28,6 +30,12 @@ export class AccountsService {
       const owner = (await this.users.insert(newId(), input.owner_email, null, tx)) ?? (await this.users.findByEmail(input.owner_email, tx));
       if (!owner) throw new Error(`The user ${input.owner_email} was neither inserted nor found.`);
       await this.members.upsertAccountMember(account.id, owner.id, 'owner', tx);
+      await this.audit.record(tx, {
+        action: 'account.created',
+        accountId: account.id,
+        target: { account_id: account.id, owner_user_id: owner.id },
+        change: { after: { name: input.name, owner_email: owner.email } },
+      });
       return account;
     });
   }

@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS } from '../audit/audit.service.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -95,4 +96,12 @@ export class ActivityQuery extends PageQuery {
 export class JobsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES }) @IsOptional() @IsIn(JOB_STATUSES) status?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() project_id?: string;
+}
+
+export class AuditQueryDto extends PageQuery {
+  @ApiPropertyOptional({ description: '`operator`, a user id or email, or an OAuth client id.' }) @IsOptional() @IsString() @MaxLength(320) actor?: string;
+  @ApiPropertyOptional({ enum: AUDIT_ACTIONS }) @IsOptional() @IsIn(AUDIT_ACTIONS) action?: string;
+  // The times' form (ISO 8601 with an offset, a real date) is AuditService's rule, for every caller.
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this time.' }) @IsOptional() @IsString() @MaxLength(40) from?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this time.' }) @IsOptional() @IsString() @MaxLength(40) to?: string;
 }

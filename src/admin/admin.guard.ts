@@ -1,5 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { setAuditActor } from '../audit/audit-context.js';
 import { DomainError } from '../common/domain-error.js';
 import { hashSecret, sameHash } from '../auth/secrets.js';
 import { bearerToken } from '../common/bearer.js';
@@ -24,6 +25,7 @@ export class AdminGuard implements CanActivate {
     if (token === undefined || !sameHash(hashSecret(token), this.expected)) {
       throw new DomainError('unauthorized', 'Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".');
     }
+    setAuditActor({ type: 'operator' });
     return true;
   }
 }

@@ -14,9 +14,11 @@ import { LoginLinksController } from './login-links.controller.js';
 import { OAuthClientsController } from './oauth-clients.controller.js';
 import { MembersController, UsersController } from './people.controllers.js';
 import { TrashController } from './trash.controller.js';
+import { AuditModule } from '../audit/audit.module.js';
+import { AuditController } from './audit.controller.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule, LoginLinksModule, OAuthModule],
+  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule, LoginLinksModule, OAuthModule, AuditModule],
   controllers: [
     AccountsController,
     ProjectsController,
@@ -27,6 +29,7 @@ import { TrashController } from './trash.controller.js';
     MembersController,
     LoginLinksController,
     OAuthClientsController,
+    AuditController,
   ],
   providers: [AdminGuard],
 })

@@ -1,3 +1,4 @@
+import { AuditModule } from '../audit/audit.module.js';
 import { Module } from '@nestjs/common';
 import { AiModule } from '../ai/ai.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
@@ -8,7 +9,7 @@ import { WriteArticleJob } from './write-article.job.js';
 
 /** The writer agent: its versioned config, the setup handshake, and the `write_article` jobs. */
 @Module({
-  imports: [ArticlesModule, JobsModule, AiModule],
+  imports: [ArticlesModule, JobsModule, AiModule, AuditModule],
   providers: [AgentsService, AgentConfigsRepository, WriteArticleJob],
   exports: [AgentsService],
 })

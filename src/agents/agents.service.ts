@@ -1,3 +1,4 @@
+import { AuditService } from '../audit/audit.service.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -49,6 +50,7 @@ export class AgentsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly configs: AgentConfigsRepository,
     private readonly articles: ArticlesService,
+    private readonly audit: AuditService,
   ) {}
 
   /** The latest config of the agent in the project. */
@@ -93,8 +95,15 @@ export class AgentsService {
       // One writer at a time per project and agent: versions are consecutive and merges see the latest.
       await this.configs.lock(scope, agent, m);
       const latest = await this.configs.latestAnswers(scope, agent, m);
-      const merged = { ...(latest?.answers ?? {}), ...clean };
-      return this.configs.insert(newId(), scope, agent, (latest?.version ?? 0) + 1, ordered(merged), credentialId, m);
+      const merged = ordered({ ...(latest?.answers ?? {}), ...clean });
+      const saved = await this.configs.insert(newId(), scope, agent, (latest?.version ?? 0) + 1, merged, credentialId, m);
+      await this.audit.record(m, {
+        action: 'writer_config.saved',
+        accountId: scope.accountId,
+        target: { project_id: scope.projectId, agent, version: String(saved.version), credential_id: credentialId },
+        change: { before: latest?.answers ?? null, after: merged },
+      });
+      return saved;
     });
     return { agent, config: versionView(row) };
   }

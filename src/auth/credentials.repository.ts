@@ -81,17 +81,20 @@ const LINKS = sql<[credentialIds: string[]], CredentialProject>('credentials.lin
 
 const FIND = sql<[id: string, type: CredentialType], Credential>('credentials.find', `SELECT * FROM credentials WHERE id = $1 AND type = $2`);
 
-const REVOKE = sql<[id: string, at: Date, reason: RevokedReason]>(
+const REVOKE = sql<[id: string, at: Date, reason: RevokedReason], RevokedCredential>(
   'credentials.revoke',
-  `UPDATE credentials SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
+  `UPDATE credentials SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING type, account_id, client_id, revoked_at`,
 );
+
+/** A credential just revoked: what the audit trail names of it. */
+export type RevokedCredential = Pick<Credential, 'type' | 'account_id' | 'client_id' | 'revoked_at'>;
 
 const SET_SCOPES = sql<[credentialId: string, scopes: Scope[]]>('credentials.set_scopes', `UPDATE credentials SET scopes = $2 WHERE id = $1`);
 
-const REVOKE_CLIENT_GRANTS = sql<[clientId: string], { id: string }>(
+const REVOKE_CLIENT_GRANTS = sql<[clientId: string], { id: string; account_id: string }>(
   'credentials.revoke_client_grants',
   `UPDATE credentials SET revoked_at = now(), revoked_reason = 'client_deleted'
-    WHERE client_id = $1 AND source = 'oauth' AND revoked_at IS NULL RETURNING id`,
+    WHERE client_id = $1 AND source = 'oauth' AND revoked_at IS NULL RETURNING id, account_id`,
 );
 
 /**
@@ -177,8 +180,9 @@ export class CredentialsRepository {
     return row(this.db, FIND, [id, type]);
   }
 
-  async revoke(id: string, at: Date, reason: RevokedReason, db: Queryable = this.db): Promise<void> {
-    await run(db, REVOKE, [id, at, reason]);
+  /** Revokes a live credential; answers it, or null when it was revoked already (or is not). */
+  revoke(id: string, at: Date, reason: RevokedReason, db: Queryable = this.db): Promise<RevokedCredential | null> {
+    return row(db, REVOKE, [id, at, reason]);
   }
 
   /** Sets a credential's scopes. */
@@ -187,8 +191,8 @@ export class CredentialsRepository {
   }
 
   /** Revokes every live OAuth grant of a client (`client_deleted`); answers their ids. */
-  async revokeClientGrants(clientId: string, db: Queryable = this.db): Promise<string[]> {
-    return (await run(db, REVOKE_CLIENT_GRANTS, [clientId])).rows.map((r) => r.id);
+  async revokeClientGrants(clientId: string, db: Queryable = this.db): Promise<{ id: string; account_id: string }[]> {
+    return (await run(db, REVOKE_CLIENT_GRANTS, [clientId])).rows;
   }
 
   /** The unrevoked credential with this secret hash, with the projects it reaches. */

@@ -1,3 +1,4 @@
+import { AuditService } from '../audit/audit.service.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -84,6 +85,7 @@ export class CredentialsService {
     private readonly accounts: AccountsService,
     private readonly projects: ProjectsService,
     private readonly notifications: DatabaseNotifications,
+    private readonly audit: AuditService,
   ) {}
 
   async create(accountId: string, type: CredentialType, input: CredentialInput): Promise<{ view: CredentialView; secret: string }> {
@@ -126,7 +128,15 @@ export class CredentialsService {
       account_id: accountId,
       role: p.role,
     }));
-    await this.db.transaction((tx) => this.credentials.insert(credential, links, tx));
+    await this.db.transaction(async (tx) => {
+      await this.credentials.insert(credential, links, tx);
+      await this.audit.record(tx, {
+        action: type === 'api_key' ? 'api_key.created' : 'grant.created',
+        accountId,
+        target: { credential_id: credential.id },
+        change: { after: { name: credential.name, scopes: credential.scopes, projects: input.projects, expires_at: credential.expires_at } },
+      });
+    });
     return { view: view({ ...credential, created_by_email: input.createdBy?.email ?? null }, links), secret };
   }
 
@@ -159,6 +169,14 @@ export class CredentialsService {
       role: p.role,
     }));
     await this.credentials.insert(grant, links, tx);
+    await this.audit.record(tx, {
+      action: 'grant.created',
+      accountId: input.accountId,
+      target: { credential_id: grant.id, client_id: input.clientId },
+      change: { after: { name: grant.name, scopes: grant.scopes, projects: input.projects } },
+      // The person's consent makes it, whichever request carries it out.
+      actor: { type: 'user', id: input.userId },
+    });
     return grant;
   }
 
@@ -172,12 +190,15 @@ export class CredentialsService {
    * given: the caller then waits for {@link settled} once it committed.
    */
   async revokeGrant(id: string, reason: RevokedReason, tx?: EntityManager): Promise<void> {
-    await this.credentials.revoke(id, new Date(), reason, tx);
-    if (!tx) await this.settled();
+    if (tx) await this.revokeAudited(id, reason, tx);
+    else {
+      await this.db.transaction((own) => this.revokeAudited(id, reason, own));
+      await this.settled();
+    }
   }
 
   /** Revokes every live grant of a deleted client (`client_deleted`) inside `tx`; answers their ids. */
-  revokeClientGrants(clientId: string, tx: EntityManager): Promise<string[]> {
+  revokeClientGrants(clientId: string, tx: EntityManager): Promise<{ id: string; account_id: string }[]> {
     return this.credentials.revokeClientGrants(clientId, tx);
   }
 
@@ -226,8 +247,20 @@ export class CredentialsService {
     const credential = await this.credentials.find(id, type);
     const outside = scope && credential && (credential.account_id !== scope.accountId || (scope.userId !== undefined && credential.user_id !== scope.userId));
     if (!credential || outside) throw DomainError.notFound(type === 'api_key' ? 'API key' : 'grant', id);
-    if (!credential.revoked_at) await this.credentials.revoke(id, new Date(), scope?.reason ?? 'admin');
+    if (!credential.revoked_at) await this.db.transaction((tx) => this.revokeAudited(id, scope?.reason ?? 'admin', tx));
     await this.settled();
+  }
+
+  /** Revokes a live credential and records it, inside `tx`; nothing when it was revoked already. */
+  private async revokeAudited(id: string, reason: RevokedReason, tx: EntityManager): Promise<void> {
+    const revoked = await this.credentials.revoke(id, new Date(), reason, tx);
+    if (!revoked) return;
+    await this.audit.record(tx, {
+      action: revoked.type === 'api_key' ? 'api_key.revoked' : 'grant.revoked',
+      accountId: revoked.account_id,
+      target: { credential_id: id, client_id: revoked.client_id },
+      change: { before: { revoked_at: null }, after: { revoked_at: revoked.revoked_at, revoked_reason: reason } },
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { setAuditActor } from '../audit/audit-context.js';
 import { BrowserSessionsService, type BrowserSession } from '../web/browser-sessions.service.js';
 import { PagePolicy } from '../web/page-policy.js';
 
@@ -51,6 +52,7 @@ export class ConsoleSessionGuard implements CanActivate {
         throw new ConsoleFormRefused('This form was not sent from this console in your browser.');
     }
     req.browserSession = session;
+    setAuditActor({ type: 'user', id: session.user.id, email: session.user.email });
     return true;
   }
 }

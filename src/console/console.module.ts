@@ -1,3 +1,6 @@
+import { AuditModule } from '../audit/audit.module.js';
+import { ConsoleAuditController } from './console-audit.controller.js';
+import { ConsoleAuditService } from './console-audit.service.js';
 import { Module } from '@nestjs/common';
 import { ActivityModule } from '../activity/activity.module.js';
 import { AgentsModule } from '../agents/agents.module.js';
@@ -25,6 +28,7 @@ import { ConsoleSettingsService } from './console-settings.service.js';
 /** The owners' console at /console/ (docs/console.md): pages over the same services as the admin API. */
 @Module({
   imports: [
+    AuditModule,
     AuthModule,
     UsersModule,
     ActivityModule,
@@ -37,7 +41,22 @@ import { ConsoleSettingsService } from './console-settings.service.js';
     LoginLinksModule,
     MediaModule,
   ],
-  controllers: [ConsoleSettingsController, ConsoleActivityController, ConsoleMembersController, ConsoleJobsController, ConsoleController],
-  providers: [ConsoleService, ConsoleSessionGuard, ConsoleSettingsService, ConsoleActivityService, ConsoleMembersService, ConsoleJobsService],
+  controllers: [
+    ConsoleSettingsController,
+    ConsoleActivityController,
+    ConsoleMembersController,
+    ConsoleJobsController,
+    ConsoleAuditController,
+    ConsoleController,
+  ],
+  providers: [
+    ConsoleService,
+    ConsoleSessionGuard,
+    ConsoleSettingsService,
+    ConsoleActivityService,
+    ConsoleMembersService,
+    ConsoleJobsService,
+    ConsoleAuditService,
+  ],
 })
 export class ConsoleModule {}

@@ -19,6 +19,7 @@ import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-c
 import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 import { PrincipalChangeTriggers1765100000000 } from './migrations/1765100000000-principal-change-triggers.js';
 import { RetentionIndexes1765200050000 } from './migrations/1765200050000-retention-indexes.js';
+import { AuditEvents1765200100000 } from './migrations/1765200100000-audit-events.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   OauthRequestsPerSession1765000100000,
   PrincipalChangeTriggers1765100000000,
   RetentionIndexes1765200050000,
+  AuditEvents1765200100000,
 ];
 
 /**

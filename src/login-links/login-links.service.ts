@@ -1,3 +1,6 @@
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { hashSecret, newSecret } from '../auth/secrets.js';
 import { DomainError } from '../common/domain-error.js';
@@ -52,6 +55,8 @@ export class LoginLinksService {
     private readonly links: LoginLinksRepository,
     private readonly users: UsersService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
+    @InjectDataSource() private readonly db: DataSource,
   ) {}
 
   /**
@@ -107,7 +112,20 @@ export class LoginLinksService {
     }
     const { secret, hash } = newSecret(LOGIN_LINK_PREFIX);
     const ttl = expires_in ?? DEFAULT_LINK_TTL_S;
-    const expiresAt = madeBy ? await this.links.insertByOwner(hash, user.id, returnTo, ttl, madeBy) : await this.links.insert(hash, user.id, returnTo, ttl);
+    const expiresAt = await this.db.transaction(async (tx) => {
+      const made = madeBy
+        ? await this.links.insertByOwner(hash, user.id, returnTo, ttl, madeBy, tx)
+        : await this.links.insert(hash, user.id, returnTo, ttl, tx);
+      // An owner's link is an act in their account; the operator's is in none (their trail shows it).
+      if (made)
+        await this.audit.record(tx, {
+          action: 'login_link.created',
+          accountId: madeBy?.accountId ?? null,
+          target: { user_id: user.id },
+          change: { after: { expires_at: made, return_to: returnTo } },
+        });
+      return made;
+    });
     if (!expiresAt) throw new DomainError('unprocessable', `${user.email} belongs to other accounts: they sign in themselves, or ask your operator.`);
     const query = new URLSearchParams({ token: secret, ...(returnTo ? { return_to: returnTo } : {}) });
     return { url: `${this.config.publicUrl}/oauth/login?${query}`, token: secret, expires_at: expiresAt };

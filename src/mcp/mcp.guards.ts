@@ -1,3 +1,4 @@
+import { setAuditActor } from '../audit/audit-context.js';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { bearerToken } from '../common/bearer.js';
@@ -69,6 +70,7 @@ export class CredentialGuard implements CanActivate {
       );
     }
     req.mcp.principal = principal;
+    setAuditActor({ type: 'credential', id: principal.credential.id });
     return true;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AccountsService } from '../accounts/accounts.service.js';
+import { AuditService } from '../audit/audit.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid } from '../common/ids.js';
 import type { Page } from '../common/pagination.js';
@@ -25,6 +26,7 @@ export class MembershipsService {
     private readonly accounts: AccountsService,
     private readonly projects: ProjectsService,
     private readonly notifications: DatabaseNotifications,
+    private readonly audit: AuditService,
   ) {}
 
   /** Adds the person to the account or changes their role; never demotes the last owner. */
@@ -34,7 +36,15 @@ export class MembershipsService {
     const member = await this.db.transaction(async (tx) => {
       const members = await this.members.lockAccountMembers(accountId, tx);
       if (role !== 'owner' && isLastOwner(members, userId)) throw lastOwner(accountId, userId, 'demote');
-      return this.members.upsertAccountMember(accountId, userId, role, tx);
+      const before = members.find((m) => m.user_id === userId)?.role ?? null;
+      const member = await this.members.upsertAccountMember(accountId, userId, role, tx);
+      await this.audit.record(tx, {
+        action: 'account_member.put',
+        accountId,
+        target: { user_id: userId },
+        change: { before: { role: before }, after: { role } },
+      });
+      return member;
     });
     await this.notifications.caughtUp();
     return member;
@@ -49,6 +59,12 @@ export class MembershipsService {
       if (!members.some((m) => m.user_id === userId)) throw new DomainError('not_found', `User ${userId} is not a member of account ${accountId}.`);
       if (isLastOwner(members, userId)) throw lastOwner(accountId, userId, 'remove');
       await this.members.deleteAccountMember(accountId, userId, tx);
+      await this.audit.record(tx, {
+        action: 'account_member.removed',
+        accountId,
+        target: { user_id: userId },
+        change: { before: { role: members.find((m) => m.user_id === userId)!.role }, after: null },
+      });
     });
     await this.notifications.caughtUp();
   }
@@ -62,7 +78,19 @@ export class MembershipsService {
   async putProjectMember(projectId: string, userId: string, role: ProjectMember['role']): Promise<ProjectMember> {
     const project = await this.projects.get(projectId);
     await this.user(userId);
-    const member = await this.members.upsertProjectMember(projectId, project.account_id, userId, role);
+    const member = await this.db.transaction(async (tx) => {
+      const before = await this.members.projectRole(projectId, userId, tx);
+      const upserted = await this.members.upsertProjectMember(projectId, project.account_id, userId, role, tx);
+      if (upserted) {
+        await this.audit.record(tx, {
+          action: 'project_member.put',
+          accountId: project.account_id,
+          target: { project_id: projectId, user_id: userId },
+          change: { before: { role: before }, after: { role } },
+        });
+      }
+      return upserted;
+    });
     if (!member) {
       throw new DomainError(
         'unprocessable',
@@ -74,10 +102,19 @@ export class MembershipsService {
   }
 
   async deleteProjectMember(projectId: string, userId: string): Promise<void> {
-    await this.projects.get(projectId);
+    const project = await this.projects.get(projectId);
     await this.user(userId);
-    if (!(await this.members.deleteProjectMember(projectId, userId)))
-      throw new DomainError('not_found', `User ${userId} is not a member of project ${projectId}.`);
+    await this.db.transaction(async (tx) => {
+      const before = await this.members.projectRole(projectId, userId, tx);
+      if (!before || !(await this.members.deleteProjectMember(projectId, userId, tx)))
+        throw new DomainError('not_found', `User ${userId} is not a member of project ${projectId}.`);
+      await this.audit.record(tx, {
+        action: 'project_member.removed',
+        accountId: project.account_id,
+        target: { project_id: projectId, user_id: userId },
+        change: { before: { role: before }, after: null },
+      });
+    });
     await this.notifications.caughtUp();
   }
 

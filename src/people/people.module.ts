@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
@@ -12,7 +13,7 @@ import { UsersModule } from '../users/users.module.js';
  * cached principals (auth), and auth already depends on accounts.
  */
 @Module({
-  imports: [UsersModule, AccountsModule, ProjectsModule, AuthModule],
+  imports: [UsersModule, AccountsModule, ProjectsModule, AuthModule, AuditModule],
   providers: [PeopleService, MembershipsService],
   exports: [PeopleService, MembershipsService],
 })

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
@@ -17,11 +20,24 @@ export class PeopleService {
   constructor(
     private readonly users: UsersRepository,
     private readonly notifications: DatabaseNotifications,
+    private readonly audit: AuditService,
+    @InjectDataSource() private readonly db: DataSource,
   ) {}
 
   /** A new person; `conflict` when the email is taken in any case (the unique index decides, so two at once cannot both win). */
   async create(input: { email: string; name?: string }): Promise<User> {
-    const user = await this.users.insert(newId(), input.email, input.name ?? null);
+    const user = await this.db.transaction(async (tx) => {
+      const inserted = await this.users.insert(newId(), input.email, input.name ?? null, tx);
+      if (inserted) {
+        await this.audit.record(tx, {
+          action: 'user.created',
+          accountId: null,
+          target: { user_id: inserted.id },
+          change: { after: { email: inserted.email, name: inserted.name } },
+        });
+      }
+      return inserted;
+    });
     if (user) return user;
     const existing = await this.users.findByEmail(input.email);
     throw new DomainError(
@@ -49,8 +65,18 @@ export class PeopleService {
    * answers once it heard.
    */
   async update(id: string, input: { name?: string | null; disabled?: boolean }): Promise<User> {
-    const user = await this.users.update(id, input);
-    if (!user) throw DomainError.notFound('user', id);
+    const user = await this.db.transaction(async (tx) => {
+      const before = await this.users.find(id, tx, true);
+      const after = before && (await this.users.update(id, input, tx));
+      if (!before || !after) throw DomainError.notFound('user', id);
+      await this.audit.record(tx, {
+        action: 'user.updated',
+        accountId: null,
+        target: { user_id: id },
+        change: { before: { name: before.name, disabled: before.disabled_at !== null }, after: { name: after.name, disabled: after.disabled_at !== null } },
+      });
+      return after;
+    });
     if (input.disabled !== undefined) await this.notifications.caughtUp();
     return user;
   }

@@ -9,6 +9,7 @@ const insert = sql<[id: string, accountId: string, name: string, disabledTools: 
   `INSERT INTO projects (id, account_id, name, disabled_tools, created_at, updated_at) VALUES ($1, $2, $3, $4, now(), now()) RETURNING *`,
 );
 const findById = sql<[id: string], Project>('projects.find_by_id', `SELECT * FROM projects WHERE id = $1`);
+const lockById = sql<[id: string], Project>('projects.lock_by_id', `SELECT * FROM projects WHERE id = $1 FOR UPDATE`);
 const listFirst = sql<[accountId: string, limit: number], Project>(
   'projects.list_first',
   `SELECT * FROM projects WHERE account_id = $1 ORDER BY id DESC LIMIT $2`,
@@ -35,8 +36,9 @@ export class ProjectsRepository {
     return (await row(db, insert, [id, accountId, name, disabledTools]))!;
   }
 
-  find(id: string, db: Queryable = this.db): Promise<Project | null> {
-    return row(db, findById, [id]);
+  /** The project; locked for the caller's transaction `db` when `lock`. */
+  find(id: string, db: Queryable = this.db, lock = false): Promise<Project | null> {
+    return row(db, lock ? lockById : findById, [id]);
   }
 
   /** Up to `limit` projects of the account, newest first, after the id `after` when given. */

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { DomainError } from '../common/domain-error.js';
 import { newId } from '../common/ids.js';
@@ -22,11 +25,23 @@ export class ProjectsService {
     private readonly projects: ProjectsRepository,
     private readonly accounts: AccountsService,
     private readonly notifications: DatabaseNotifications,
+    private readonly audit: AuditService,
+    @InjectDataSource() private readonly db: DataSource,
   ) {}
 
   async create(accountId: string, input: { name: string; disabled_tools?: string[] }): Promise<ProjectView> {
     await this.accounts.get(accountId);
-    return view(await this.projects.insert(newId(), accountId, input.name, checkTools(input.disabled_tools ?? [])));
+    const disabledTools = checkTools(input.disabled_tools ?? []);
+    return this.db.transaction(async (tx) => {
+      const project = view(await this.projects.insert(newId(), accountId, input.name, disabledTools, tx));
+      await this.audit.record(tx, {
+        action: 'project.created',
+        accountId,
+        target: { project_id: project.id },
+        change: { after: { name: project.name, disabled_tools: project.disabled_tools } },
+      });
+      return project;
+    });
   }
 
   async list(accountId: string, limit = 50, cursor?: string): Promise<Page<ProjectView>> {
@@ -50,8 +65,18 @@ export class ProjectsService {
   async update(id: string, input: { name?: string; disabled_tools?: string[] }): Promise<ProjectView> {
     await this.get(id);
     const disabledTools = input.disabled_tools === undefined ? null : checkTools(input.disabled_tools);
-    const project = await this.projects.update(id, { name: input.name ?? null, disabled_tools: disabledTools });
-    if (!project) throw DomainError.notFound('project', id);
+    const project = await this.db.transaction(async (tx) => {
+      const before = await this.projects.find(id, tx, true);
+      const after = before && (await this.projects.update(id, { name: input.name ?? null, disabled_tools: disabledTools }, tx));
+      if (!before || !after) throw DomainError.notFound('project', id);
+      await this.audit.record(tx, {
+        action: 'project.updated',
+        accountId: after.account_id,
+        target: { project_id: id },
+        change: { before: { name: before.name, disabled_tools: before.disabled_tools }, after: { name: after.name, disabled_tools: after.disabled_tools } },
+      });
+      return after;
+    });
     await this.notifications.caughtUp();
     return view(project);
   }

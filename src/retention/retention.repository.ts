@@ -45,8 +45,6 @@ const PURGE_MEDIA = sql<[days: number, limit: number]>(
       ORDER BY m.created_at LIMIT $2 FOR UPDATE OF m SKIP LOCKED)`,
 );
 
-const AUDIT_PRESENT = sql<[], { present: boolean }>('retention.audit_present', `SELECT to_regclass('audit_events') IS NOT NULL AS present`);
-
 const PURGE_AUDIT = sql<[days: number, limit: number]>(
   'retention.purge_audit',
   `DELETE FROM audit_events WHERE ctid IN (
@@ -92,10 +90,6 @@ export class RetentionRepository {
 
   purgeMedia(db: Queryable, days: number, limit: number): Promise<number> {
     return affected(db, PURGE_MEDIA, [days, limit]);
-  }
-
-  async auditPresent(db: Queryable): Promise<boolean> {
-    return (await row(db, AUDIT_PRESENT, []))!.present;
   }
 
   purgeAudit(db: Queryable, days: number, limit: number): Promise<number> {

@@ -28,7 +28,7 @@ export interface RetentionOptions {
 
 /**
  * Deletes what is past its retention (docs/operations.md#retention): activity entries older than
- * ACTIVITY_RETENTION_DAYS, audit events older than AUDIT_RETENTION_DAYS (once that table exists),
+ * ACTIVITY_RETENTION_DAYS, audit events older than AUDIT_RETENTION_DAYS,
  * finished jobs and the generated images of articles deleted for good older than JOB_RETENTION_DAYS.
  * Every instance offers on a timer; a Postgres advisory lock, held on a connection of the purge's own,
  * lets one at a time work. Each batch is one short statement that skips rows others hold, followed by
@@ -57,9 +57,8 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
         // One cutoff for the whole run, so every batch is the same index range.
         const activityCutoff = await this.repository.cutoff(db, activity);
         removed.activity_log = await this.inBatches('activity_log', options, (n) => this.repository.purgeActivity(db, activityCutoff, n));
-        if (await this.repository.auditPresent(db)) {
-          removed.audit_events = await this.inBatches('audit_events', options, (n) => this.repository.purgeAudit(db, audit, n));
-        }
+        // The audit trail's append-only trigger lets through the deletion of rows over a day old only.
+        removed.audit_events = await this.inBatches('audit_events', options, (n) => this.repository.purgeAudit(db, audit, n));
         // Images first: a job that made an image for an article is kept while the image is (the image's purge reads the article from it).
         removed.media = await this.inBatches('media', options, (n) => this.repository.purgeMedia(db, jobs, n));
         removed.jobs = await this.inBatches('jobs', options, (n) => this.repository.purgeJobs(db, jobs, n));

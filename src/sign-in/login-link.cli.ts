@@ -1,3 +1,4 @@
+import { runAs } from '../audit/audit-context.js';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
@@ -90,7 +91,9 @@ export async function main(
   let app: INestApplicationContext | undefined;
   try {
     app = await NestFactory.createApplicationContext(LoginLinkCliModule.forRoot(config, databaseUrl), { logger: false, abortOnError: false });
-    const link = await app.get(LoginLinksService).createForEmail(email, options);
+    // Whoever runs the command has the server's database: the operator.
+    const service = app.get(LoginLinksService);
+    const link = await runAs({ type: 'operator' }, () => service.createForEmail(email, options));
     const minutes = Math.round((link.expires_at.getTime() - Date.now()) / 60_000);
     io.out(`Sign in as ${link.user.email}: ${link.url}`);
     io.out(`  (works once, for ${minutes} minutes)`);

@@ -48,6 +48,12 @@ const UPSERT_PROJECT_MEMBER = sql<[projectId: string, accountId: string, userId:
    RETURNING project_id, user_id, role`,
 );
 
+// The person's role on the project, locked until the transaction ends.
+const PROJECT_ROLE = sql<[projectId: string, userId: string], { role: ProjectRole }>(
+  'project_members.role',
+  `SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2 FOR UPDATE`,
+);
+
 const DELETE_PROJECT_MEMBER = sql<[projectId: string, userId: string]>(
   'project_members.delete',
   `DELETE FROM project_members WHERE project_id = $1 AND user_id = $2`,
@@ -97,6 +103,11 @@ export class MembersRepository {
   }
 
   /** Whether there was such a membership. */
+  /** The person's role on the project (null: none), locked for the caller's transaction. */
+  async projectRole(projectId: string, userId: string, db: Queryable): Promise<ProjectRole | null> {
+    return (await row(db, PROJECT_ROLE, [projectId, userId]))?.role ?? null;
+  }
+
   async deleteProjectMember(projectId: string, userId: string, db: Queryable = this.db): Promise<boolean> {
     return (await affected(db, DELETE_PROJECT_MEMBER, [projectId, userId])) > 0;
   }

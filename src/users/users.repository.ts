@@ -11,6 +11,7 @@ const INSERT = sql<[id: string, email: string, name: string | null], User>(
   `INSERT INTO users (id, email, name) VALUES ($1, lower($2), $3) ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLUMNS}`,
 );
 const FIND = sql<[id: string], User>('users.find', `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`);
+const LOCK = sql<[id: string], User>('users.lock', `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 FOR UPDATE`);
 const FIND_BY_EMAIL = sql<[email: string], User>('users.find_by_email', `SELECT ${USER_COLUMNS} FROM users WHERE email = lower($1)`);
 
 // The admin list: every user, or the one with an email (any case); newest first, after a cursor's id.
@@ -59,8 +60,9 @@ export class UsersRepository {
     return row(db, INSERT, [id, email, name]);
   }
 
-  find(id: string, db: Queryable = this.db): Promise<User | null> {
-    return row(db, FIND, [id]);
+  /** The user; locked for the caller's transaction `db` when `lock`. */
+  find(id: string, db: Queryable = this.db, lock = false): Promise<User | null> {
+    return row(db, lock ? LOCK : FIND, [id]);
   }
 
   findByEmail(email: string, db: Queryable = this.db): Promise<User | null> {

@@ -187,6 +187,11 @@ describe('the demo owner’s sign-in link and npm run login-link', () => {
       expect(url.startsWith(`${t.config.publicUrl}/oauth/login?token=rbl_`)).toBe(true);
       expect(res.stdout).toMatch(/works once, for 15 minutes/);
       expect(await follow(t.baseUrl, url)).toMatchObject({ status: 303, location: '/console/' });
+      // The command is the operator's act, in the audit trail (docs/admin-api.md#audit-trail).
+      const made = await t.http.get('/admin/v1/audit?action=login_link.created').set('Authorization', `Bearer ${t.adminToken}`);
+      expect(made.body.items.filter((e: { target: { user_id: string } }) => e.target.user_id === person.id)).toEqual([
+        expect.objectContaining({ actor_type: 'operator', account_id: null }),
+      ]);
     }, 60_000);
 
     it('refuses a disabled person, a bad return_to and a missing email, with a sentence', async () => {

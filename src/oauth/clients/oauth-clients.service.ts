@@ -1,3 +1,4 @@
+import { AuditService } from '../../audit/audit.service.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
@@ -71,6 +72,7 @@ export class OAuthClientsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clients: OAuthClientsRepository,
     private readonly credentials: CredentialsService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -206,7 +208,20 @@ export class OAuthClientsService {
   async remove(clientId: string): Promise<void> {
     const found = await this.db.transaction(async (tx) => {
       const revoked = await this.credentials.revokeClientGrants(clientId, tx);
-      return (await this.clients.delete(clientId, tx)) || revoked.length > 0;
+      const found = (await this.clients.delete(clientId, tx)) || revoked.length > 0;
+      if (!found) return false;
+      // One event in each account whose grants went with the client (the operator's trail shows them all), or one in none.
+      const accounts = [...new Set(revoked.map((g) => g.account_id))];
+      for (const accountId of accounts.length ? accounts : [null]) {
+        const grants = revoked.filter((g) => g.account_id === accountId).map((g) => g.id);
+        await this.audit.record(tx, {
+          action: 'oauth_client.deleted',
+          accountId,
+          target: { client_id: clientId },
+          change: { after: { revoked_grants: grants } },
+        });
+      }
+      return true;
     });
     if (!found) throw DomainError.notFound('OAuth client', clientId);
     await this.credentials.settled();

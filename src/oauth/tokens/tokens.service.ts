@@ -1,3 +1,4 @@
+import { setAuditActor } from '../../audit/audit-context.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
@@ -62,6 +63,8 @@ export class TokensService {
       throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
     }
     const client = await this.authenticate(clientCredentials(authorization, form));
+    // What a token request revokes (a replayed code or refresh token), the client's request does.
+    setAuditActor({ type: 'client', id: client.id });
     return grantType === 'authorization_code' ? this.exchange(client, form as Record<string, string>) : this.refresh(client, form as Record<string, string>);
   }
 
@@ -82,6 +85,7 @@ export class TokensService {
       throw invalidClient(`This token was issued to a confidential client: authenticate as that client (${found.client_auth_method}) to revoke it.`, false);
     }
     if (client && client.id !== found.client_id) return {};
+    setAuditActor({ type: 'client', id: found.client_id });
     await this.credentials.revokeGrant(found.credential_id, 'user');
     return {};
   }

@@ -1,0 +1,53 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * Who performs an administrative act: the operator (admin token), a signed-in person, an OAuth client
+ * (revoking its token), or a bearer credential on /mcp (an API key or grant configuring the writer).
+ */
+export type Actor = { type: 'operator' } | { type: 'user'; id: string; email?: string } | { type: 'client'; id: string } | { type: 'credential'; id: string };
+
+/** The request an act comes from, as the audit trail records it; `actor` is set by the edge that authenticated it. */
+export interface AuditContext {
+  actor: Actor | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+const storage = new AsyncLocalStorage<AuditContext>();
+
+/**
+ * Opens a request's audit context (its IP, user agent and `X-Request-Id`); the edge's guard names the
+ * actor later with {@link setAuditActor}. Mounted after the body parsers: a context opened before a
+ * stream is read would not survive its callbacks.
+ */
+export function auditContextMiddleware(req: Request, _res: Response, next: NextFunction): void {
+  const requestId = req.headers['x-request-id'];
+  storage.run(
+    {
+      actor: null,
+      ip: req.ip ?? null,
+      userAgent: req.headers['user-agent'] ?? null,
+      requestId: typeof requestId === 'string' && requestId !== '' ? requestId.slice(0, 200) : null,
+    },
+    next,
+  );
+}
+
+/** Names who performs the acts of the current request (an edge calls it once it has authenticated them). */
+export function setAuditActor(actor: Actor): void {
+  const context = storage.getStore();
+  if (context) context.actor = actor;
+}
+
+/** The current request's audit context, or null outside a request (a job, a test's direct call). */
+export function currentAuditContext(): AuditContext | null {
+  return storage.getStore() ?? null;
+}
+
+/** Runs `work` as `actor`, within the current request's context when there is one (a job acting for someone). */
+export function runAs<T>(actor: Actor, work: () => T): T {
+  const current = storage.getStore();
+  return storage.run({ actor, ip: current?.ip ?? null, userAgent: current?.userAgent ?? null, requestId: current?.requestId ?? null }, work);
+}
