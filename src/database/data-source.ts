@@ -18,6 +18,7 @@ import { McpTasks1764900000400 } from './migrations/1764900000400-mcp-tasks.js';
 import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-console-accountability.js';
 import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 import { PrincipalChangeTriggers1765100000000 } from './migrations/1765100000000-principal-change-triggers.js';
+import { ActivityRequestId1765200000000 } from './migrations/1765200000000-activity-request-id.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   ConsoleAccountability1765000000000,
   OauthRequestsPerSession1765000100000,
   PrincipalChangeTriggers1765100000000,
+  ActivityRequestId1765200000000,
 ];
 
 /**

@@ -90,6 +90,7 @@ export class McpResponder {
           outcome: entry.outcome,
           error: entry.error ?? null,
           durationMs: performance.now() - state.startedAt,
+          requestId: typeof req.id === 'string' ? req.id : null,
         })
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
