@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { meta, modern } from '../support/wire2026.js';
 
 const SERVER = 2;
+const CLIENT = 3;
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
 const GATEWAY_TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -80,6 +81,22 @@ describe('tracing: one SERVER span per /mcp request', () => {
     expect(span.resource).toMatchObject({ 'service.name': 'reblog-under-test', 'deployment.environment.name': 'test' });
     // Never a secret, never the tool's arguments.
     expect(JSON.stringify(span)).not.toContain(tenant.key);
+
+    // Its SQL statements are its children (CLIENT spans), named by the statement, without its values.
+    const statements = receiver.spans.filter((s) => s.parentSpanId === span.spanId && s.attributes['db.system.name'] === 'postgresql');
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      expect(statement).toMatchObject({ kind: CLIENT, traceId: CLIENT_TRACE });
+      expect(statement.name).toMatch(/^[a-z_]+\.[a-z_0-9.]+$/);
+      expect(statement.attributes['db.query.summary']).toBe(statement.name);
+      expect(JSON.stringify(statement)).not.toContain(tenant.accountId);
+    }
+  });
+
+  it('statements outside a request (polling, housekeeping) make no span', async () => {
+    await flushTelemetry();
+    const roots = receiver.spans.filter((s) => s.attributes['db.system.name'] === 'postgresql' && !s.parentSpanId);
+    expect(roots).toEqual([]);
   });
 
   it("without _meta's, the gateway's traceparent header is the parent", async () => {
