@@ -1,4 +1,4 @@
-import { trace, type Tracer } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace, type Link, type Tracer } from '@opentelemetry/api';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 
@@ -18,6 +18,21 @@ export const tracer: Tracer = trace.getTracer('reblog-mcp');
 /** Whether spans are recorded and exported. */
 export function tracingOn(): boolean {
   return provider !== null;
+}
+
+/** The W3C `traceparent` of the active span (to carry it to a job); null when tracing is off or no span is active. */
+export function currentTraceparent(): string | null {
+  if (!tracingOn() || !trace.getActiveSpan()) return null;
+  const carrier: { traceparent?: string } = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** A link to the span a stored `traceparent` names (none when it is null or not valid). */
+export function linksTo(traceparent: string | null): Link[] {
+  if (!traceparent) return [];
+  const linked = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent }));
+  return linked ? [{ context: linked }] : [];
 }
 
 /** Whether `env` asks for traces to be exported. */

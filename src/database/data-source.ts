@@ -19,6 +19,7 @@ import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-c
 import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 import { PrincipalChangeTriggers1765100000000 } from './migrations/1765100000000-principal-change-triggers.js';
 import { ActivityRequestId1765200000000 } from './migrations/1765200000000-activity-request-id.js';
+import { JobTraceContext1765200000100 } from './migrations/1765200000100-job-trace-context.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   OauthRequestsPerSession1765000100000,
   PrincipalChangeTriggers1765100000000,
   ActivityRequestId1765200000000,
+  JobTraceContext1765200000100,
 ];
 
 /**

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { SpanKind } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
+import { linksTo, tracer, tracingOn } from '../common/telemetry.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { JobEventsService } from './job-events.service.js';
@@ -173,10 +175,29 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       progress: { pending: 0, written: job.progress, writing: false },
     };
     this.runs.set(job.id, run);
-    run.done = this.execute(run).finally(() => {
+    run.done = (tracingOn() ? this.traced(run) : this.execute(run)).finally(() => {
       this.runs.delete(job.id);
       void this.fill();
     });
+  }
+
+  /**
+   * A run in a CONSUMER span of its own trace, linked to the call that queued the job (whichever
+   * instance that was): its SQL statements and provider calls are its children.
+   */
+  private traced(run: Run): Promise<void> {
+    const { job } = run;
+    const attributes = {
+      'reblog.job.id': job.id,
+      'reblog.job.tool': job.tool,
+      'reblog.job.attempt': run.attempt,
+      'reblog.account.id': job.account_id,
+      'reblog.project.id': job.project_id,
+      'reblog.worker.id': this.id,
+    };
+    return tracer.startActiveSpan(`job ${job.tool}`, { kind: SpanKind.CONSUMER, root: true, links: linksTo(job.trace_context), attributes }, (span) =>
+      this.execute(run).finally(() => span.end()),
+    );
   }
 
   private async execute(run: Run): Promise<void> {

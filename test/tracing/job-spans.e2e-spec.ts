@@ -1,0 +1,78 @@
+import { flushTelemetry, shutdownTelemetry, startTelemetry } from '../../src/common/telemetry.js';
+import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
+import { configuredTenant } from '../support/fixtures.js';
+import { call, callOk, rpc, toolJson } from '../support/mcp-client.js';
+import { OtlpReceiver } from '../support/otlp-receiver.js';
+import type { TestApp } from '../support/test-app.js';
+
+const SERVER = 2;
+const CONSUMER = 5;
+const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CLIENT_SPAN = '00f067aa0ba902b7';
+
+/**
+ * A job's run is a CONSUMER span of its own trace, linked to the traced call that queued it, though it
+ * runs on another instance (here: an `api` instance queues, a `worker` instance runs).
+ */
+describe('tracing: a job run is linked to the call that queued it, across instances', () => {
+  let receiver: OtlpReceiver;
+  let db: TestDatabase;
+  let api: TestApp;
+  let worker: TestApp;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    await startTelemetry();
+    db = await createDatabase();
+    const env = { SYNC_BUDGET_MS: '200', LOCAL_PROVIDER_DELAY_MS: '600' };
+    api = await db.app({ ...env, ROLE: 'api' });
+    worker = await db.app({ ...env, ROLE: 'worker' });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await worker?.close();
+    await db?.drop();
+    await shutdownTelemetry();
+    await receiver?.close();
+    process.env = saved;
+  });
+
+  it('write_article queued by a traced call on the api instance: the worker instance runs it in a span linked to that call', async () => {
+    const tenant = await configuredTenant(api);
+    const body = call('queue-1', 'write_article', { brief: 'Sourdough for beginners', title: 'Sourdough basics' });
+    const res = await rpc(api, tenant.key, { ...body, params: { ...body.params, _meta: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` } } });
+    const started = toolJson(res.body.result);
+    expect(started).toMatchObject({ status: 'running', job_id: expect.any(String) });
+    await eventually(
+      () => callOk(api, tenant.key, 'get_job', { job_id: started.job_id }),
+      (j) => j.status === 'succeeded',
+    );
+
+    const jobSpan = await eventually(
+      async () => {
+        await flushTelemetry();
+        return receiver.spans.find((s) => s.kind === CONSUMER && s.attributes['reblog.job.id'] === started.job_id);
+      },
+      (s) => s !== undefined,
+    );
+    const queued = receiver.spans.find((s) => s.kind === SERVER && s.attributes['jsonrpc.request.id'] === 'queue-1')!;
+    expect(queued).toMatchObject({ traceId: CLIENT_TRACE, parentSpanId: CLIENT_SPAN });
+    expect(jobSpan!.name).toBe('job write_article');
+    expect(jobSpan!.parentSpanId).toBeUndefined();
+    expect(jobSpan!.links).toEqual([expect.objectContaining({ traceId: queued.traceId, spanId: queued.spanId })]);
+    expect(jobSpan!.attributes).toMatchObject({
+      'reblog.job.tool': 'write_article',
+      'reblog.account.id': tenant.accountId,
+      'reblog.project.id': tenant.projectIds[0],
+    });
+    // The api instance has no worker: the run was the other instance's.
+    expect(api.config.role).toBe('api');
+    expect(worker.config.role).toBe('worker');
+    // The run's statements are its children.
+    const statements = receiver.spans.filter((s) => s.parentSpanId === jobSpan!.spanId && s.attributes['db.system.name'] === 'postgresql');
+    expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^jobs\./)]));
+  });
+});
