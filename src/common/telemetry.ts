@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, trace, type Link, type Tracer } from '@opentelemetry/api';
+import { context, metrics as otelMetrics, propagation, ROOT_CONTEXT, trace, type Link, type Meter, type Tracer } from '@opentelemetry/api';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 
@@ -11,6 +11,7 @@ import { Agent as HttpsAgent } from 'node:https';
  * skipped outright, and the rest goes to the API's no-op tracer.
  */
 let provider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null = null;
+let meterProvider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null = null;
 
 /** The server's tracer (the API's no-op one until the SDK is started). */
 export const tracer: Tracer = trace.getTracer('reblog-mcp');
@@ -35,6 +36,14 @@ export function linksTo(traceparent: string | null): Link[] {
   return linked ? [{ context: linked }] : [];
 }
 
+/** Whether `env` asks for metrics to be exported over OTLP too (the same endpoint; `OTEL_METRICS_EXPORTER=none` keeps them on /metrics only). */
+export function metricsWanted(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_METRICS_EXPORTER?.trim().toLowerCase();
+  if (exporter === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || exporter === 'otlp');
+}
+
 /** Whether `env` asks for traces to be exported. */
 export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
@@ -52,24 +61,47 @@ export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
  */
 export async function startTelemetry(): Promise<boolean> {
   const env = process.env;
-  if (provider || !tracingWanted(env)) return provider !== null;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported), not "${protocol}".`);
-  }
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { detectResources, envDetector, resourceFromAttributes }, exporterModule] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/resources'),
-    protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
-  ]);
+  const traces = !provider && tracingWanted(env);
+  const metrics = !meterProvider && metricsWanted(env);
+  if (!traces && !metrics) return provider !== null;
+  const protocolOf = (signal: 'TRACES' | 'METRICS') => {
+    const protocol = (env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+    if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+      throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported), not "${protocol}".`);
+    }
+    return protocol;
+  };
+  const tracesProtocol = traces ? protocolOf('TRACES') : undefined;
+  const metricsProtocol = metrics ? protocolOf('METRICS') : undefined;
+  const { detectResources, envDetector, resourceFromAttributes } = await import('@opentelemetry/resources');
   const resource = resourceFromAttributes({ 'service.name': 'reblog-mcp' }).merge(detectResources({ detectors: [envDetector] }));
-  const started = new NodeTracerProvider({
-    resource,
-    spanProcessors: [new BatchSpanProcessor(new exporterModule.OTLPTraceExporter({ httpAgentOptions: keepAliveAgent }))],
-  });
-  started.register();
-  provider = started;
-  return true;
+  if (traces) {
+    const [{ NodeTracerProvider, BatchSpanProcessor }, exporterModule] = await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      tracesProtocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+    ]);
+    const started = new NodeTracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor(new exporterModule.OTLPTraceExporter({ httpAgentOptions: keepAliveAgent }))],
+    });
+    started.register();
+    provider = started;
+  }
+  if (metrics) {
+    const [{ MeterProvider, PeriodicExportingMetricReader }, exporterModule] = await Promise.all([
+      import('@opentelemetry/sdk-metrics'),
+      metricsProtocol === 'http/json' ? import('@opentelemetry/exporter-metrics-otlp-http') : import('@opentelemetry/exporter-metrics-otlp-proto'),
+    ]);
+    const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new exporterModule.OTLPMetricExporter({ httpAgentOptions: keepAliveAgent }),
+      exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
+    });
+    const started = new MeterProvider({ resource, readers: [reader] });
+    otelMetrics.setGlobalMeterProvider(started);
+    meterProvider = started;
+  }
+  return provider !== null;
 }
 
 /**
@@ -80,14 +112,19 @@ function keepAliveAgent(protocol: string): HttpAgent {
   return protocol === 'http:' ? new HttpAgent({ keepAlive: true }) : new HttpsAgent({ keepAlive: true });
 }
 
+/** The server's meter: the OTLP one once the SDK is started, else the API's no-op one (ask after startTelemetry). */
+export function meter(): Meter {
+  return otelMetrics.getMeter('reblog-mcp');
+}
+
 /** Sends what is still batched (tests; before a shutdown). */
 export async function flushTelemetry(): Promise<void> {
-  await provider?.forceFlush();
+  await Promise.all([provider, meterProvider].map((p) => (p ? p.forceFlush() : Promise.resolve())));
 }
 
 /** Flushes and stops the SDK, if started. */
 export async function shutdownTelemetry(): Promise<void> {
-  const stopping = provider;
-  provider = null;
-  await stopping?.shutdown();
+  const stopping = [provider, meterProvider];
+  provider = meterProvider = null;
+  await Promise.all(stopping.map((p) => (p ? p.shutdown() : Promise.resolve())));
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SpanKind } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
@@ -8,6 +8,7 @@ import { DomainError } from '../common/domain-error.js';
 import { linksTo, tracer, tracingOn } from '../common/telemetry.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { MetricsService, type JobRunOutcome } from '../metrics/metrics.service.js';
 import { JobEventsService } from './job-events.service.js';
 import { JobHandlers, type JobEffect } from './job-handlers.js';
 import { isTerminal, type Job } from './job.entity.js';
@@ -71,6 +72,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: JobEventsService,
     private readonly handlers: JobHandlers,
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -203,6 +205,8 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
   private async execute(run: Run): Promise<void> {
     const { job } = run;
     const signal = run.abort.signal;
+    const startedAt = performance.now();
+    let outcome: JobRunOutcome = 'stopped';
     try {
       const handler = this.handlers.get(job.tool);
       if (!handler) throw new Error(`No handler for jobs of kind "${job.tool}".`);
@@ -210,12 +214,16 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       signal.throwIfAborted();
       run.finishing = true;
       await this.complete(run, effect);
+      outcome = 'succeeded';
     } catch (err) {
       // Cancelled, reclaimed or handed back: the job's state is someone else's now; write nothing.
       if (signal.aborted || err instanceof LeaseLost) return;
       run.finishing = true;
+      outcome = err instanceof DomainError ? 'failed' : 'error';
       if (err instanceof DomainError) await this.fail(run, { code: err.code, message: err.message });
       else await this.retryOrFail(run, err as Error);
+    } finally {
+      this.metrics?.jobRun(job.tool, outcome, (performance.now() - startedAt) / 1000);
     }
   }
 

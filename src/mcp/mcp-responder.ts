@@ -97,6 +97,13 @@ export class McpResponder {
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
     if (state.span) endMcpSpan(req, { outcome: entry.outcome, error: entry.error, projectId: entry.projectId, sessionId: session?.id });
-    this.metrics?.request({ method: entry.method, tool: entry.tool, outcome: entry.outcome, status, seconds: (performance.now() - state.startedAt) / 1000 });
+    this.metrics?.request({
+      method: entry.method,
+      tool: entry.tool,
+      outcome: entry.outcome,
+      status,
+      seconds: (performance.now() - state.startedAt) / 1000,
+      errorType: entry.error ? String(entry.error.code) : entry.outcome === 'tool_error' ? 'tool_error' : undefined,
+    });
   }
 }

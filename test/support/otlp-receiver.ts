@@ -17,6 +17,22 @@ export interface ReceivedSpan {
   resource: Record<string, unknown>;
 }
 
+/** One data point of a received metric (histograms, sums and gauges alike). */
+export interface ReceivedPoint {
+  attributes: Record<string, unknown>;
+  /** Histograms: how many values, and the bucket bounds. */
+  count?: number;
+  explicitBounds?: number[];
+  /** Sums and gauges. */
+  value?: number;
+}
+
+export interface ReceivedMetric {
+  name: string;
+  unit?: string;
+  points: ReceivedPoint[];
+}
+
 interface AnyValue {
   stringValue?: string;
   intValue?: string | number;
@@ -38,6 +54,8 @@ function plain(attributes: KeyValues): Record<string, unknown> {
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
+  /** Every metric export, in order (a cumulative metric's latest export is its last). */
+  readonly metrics: ReceivedMetric[] = [];
   /** Export requests whose body was not OTLP JSON. */
   readonly rejected: string[] = [];
   private readonly server: Server;
@@ -49,12 +67,14 @@ export class OtlpReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        if (req.method !== 'POST' || req.url !== '/v1/traces' || !/json/.test(req.headers['content-type'] ?? '')) {
+        if (req.method !== 'POST' || (req.url !== '/v1/traces' && req.url !== '/v1/metrics') || !/json/.test(req.headers['content-type'] ?? '')) {
           this.rejected.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
           res.writeHead(415).end();
           return;
         }
-        this.accept(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (req.url === '/v1/metrics') this.acceptMetrics(body);
+        else this.accept(body);
         res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
       });
     });
@@ -70,6 +90,11 @@ export class OtlpReceiver {
   /** The spans named `name`. */
   named(name: string): ReceivedSpan[] {
     return this.spans.filter((s) => s.name === name);
+  }
+
+  /** The points of the latest export of metric `name` (cumulative: they hold everything so far). */
+  latest(name: string): ReceivedPoint[] {
+    return this.metrics.filter((m) => m.name === name).at(-1)?.points ?? [];
   }
 
   close(): Promise<void> {
@@ -100,6 +125,35 @@ export class OtlpReceiver {
             links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId, attributes: plain(l.attributes) })),
             resource,
           });
+        }
+      }
+    }
+  }
+
+  private acceptMetrics(body: {
+    resourceMetrics?: {
+      scopeMetrics?: {
+        metrics?: {
+          name: string;
+          unit?: string;
+          histogram?: { dataPoints?: { attributes?: KeyValues; count?: string | number; explicitBounds?: number[] }[] };
+          sum?: { dataPoints?: { attributes?: KeyValues; asInt?: string | number; asDouble?: number }[] };
+          gauge?: { dataPoints?: { attributes?: KeyValues; asInt?: string | number; asDouble?: number }[] };
+        }[];
+      }[];
+    }[];
+  }): void {
+    for (const rm of body.resourceMetrics ?? []) {
+      for (const sm of rm.scopeMetrics ?? []) {
+        for (const m of sm.metrics ?? []) {
+          const points: ReceivedPoint[] = [
+            ...(m.histogram?.dataPoints ?? []).map((p) => ({ attributes: plain(p.attributes), count: Number(p.count), explicitBounds: p.explicitBounds })),
+            ...[...(m.sum?.dataPoints ?? []), ...(m.gauge?.dataPoints ?? [])].map((p) => ({
+              attributes: plain(p.attributes),
+              value: Number(p.asInt ?? p.asDouble),
+            })),
+          ];
+          this.metrics.push({ name: m.name, unit: m.unit, points });
         }
       }
     }

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { flushTelemetry, shutdownTelemetry, startTelemetry } from '../../src/common/telemetry.js';
 import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
 import { configuredTenant } from '../support/fixtures.js';
@@ -74,5 +75,13 @@ describe('tracing: a job run is linked to the call that queued it, across instan
     // The run's statements are its children.
     const statements = receiver.spans.filter((s) => s.parentSpanId === jobSpan!.spanId && s.attributes['db.system.name'] === 'postgresql');
     expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^jobs\./)]));
+
+    // Its run time, by handler: over OTLP and on the worker's /metrics.
+    await flushTelemetry();
+    expect(receiver.latest('reblog.job.run.duration')).toEqual([
+      expect.objectContaining({ count: 1, attributes: { 'reblog.job.tool': 'write_article', 'reblog.job.outcome': 'succeeded' } }),
+    ]);
+    const text = (await request(worker.baseUrl).get('/metrics')).text;
+    expect(text).toMatch(/^reblog_job_run_duration_seconds_count\{tool="write_article",outcome="succeeded"\} 1$/m);
   });
 });

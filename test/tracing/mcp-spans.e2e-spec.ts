@@ -1,4 +1,6 @@
+import request from 'supertest';
 import { flushTelemetry, shutdownTelemetry, startTelemetry } from '../../src/common/telemetry.js';
+import { MCP_DURATION_BUCKETS } from '../../src/metrics/metrics.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import { call, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
@@ -143,5 +145,25 @@ describe('tracing: one SERVER span per /mcp request', () => {
     expect(await spanOf('traced-8')).toMatchObject({ name: 'prompts/get no_such_prompt', attributes: { 'gen_ai.prompt.name': 'no_such_prompt' } });
     await rpc(t, tenant.key, { jsonrpc: '2.0', id: 'traced-9', method: 'resources/read', params: { uri: 'reblog://nothing' } });
     expect((await spanOf('traced-9')).attributes).toMatchObject({ 'mcp.resource.uri': 'reblog://nothing' });
+  });
+
+  it('mcp.server.operation.duration: over OTLP with the semconv buckets, and on /metrics under the same labels', async () => {
+    await flushTelemetry();
+    const points = receiver.latest('mcp.server.operation.duration');
+    expect(receiver.metrics.find((m) => m.name === 'mcp.server.operation.duration')?.unit).toBe('s');
+    const listed = points.find((p) => p.attributes['mcp.method.name'] === 'tools/call' && p.attributes['gen_ai.tool.name'] === 'list_projects');
+    expect(listed).toMatchObject({ count: 1, explicitBounds: MCP_DURATION_BUCKETS });
+    expect(listed!.attributes['error.type']).toBeUndefined();
+    expect(points.find((p) => p.attributes['mcp.method.name'] === 'other' && p.attributes['error.type'] === '-32601')).toMatchObject({ count: 1 });
+    expect(points.find((p) => p.attributes['gen_ai.tool.name'] === 'get_article')).toMatchObject({ count: 1, attributes: { 'error.type': 'tool_error' } });
+
+    const text = (await request(t.baseUrl).get('/metrics')).text;
+    expect(text).toMatch(
+      /^reblog_mcp_server_operation_duration_seconds_count\{mcp_method_name="tools\/call",gen_ai_tool_name="list_projects",error_type=""\} 1$/m,
+    );
+    expect(text).toMatch(/^reblog_mcp_server_operation_duration_seconds_count\{mcp_method_name="other",gen_ai_tool_name="",error_type="-32601"\} 1$/m);
+    expect(text).toMatch(
+      /^reblog_mcp_server_operation_duration_seconds_bucket\{le="300",mcp_method_name="tools\/call",gen_ai_tool_name="get_article",error_type="tool_error"\} 1$/m,
+    );
   });
 });
