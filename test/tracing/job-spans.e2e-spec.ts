@@ -2,11 +2,13 @@ import request from 'supertest';
 import { flushTelemetry, shutdownTelemetry, startTelemetry } from '../../src/common/telemetry.js';
 import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
 import { configuredTenant } from '../support/fixtures.js';
-import { call, callOk, rpc, toolJson } from '../support/mcp-client.js';
+import { call, callError, callOk, rpc, toolJson } from '../support/mcp-client.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { OtlpReceiver } from '../support/otlp-receiver.js';
 import type { TestApp } from '../support/test-app.js';
 
 const SERVER = 2;
+const CLIENT = 3;
 const CONSUMER = 5;
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
@@ -83,5 +85,40 @@ describe('tracing: a job run is linked to the call that queued it, across instan
     ]);
     const text = (await request(worker.baseUrl).get('/metrics')).text;
     expect(text).toMatch(/^reblog_job_run_duration_seconds_count\{tool="write_article",outcome="succeeded"\} 1$/m);
+  });
+
+  it("the provider's HTTP calls are CLIENT spans of the job run, without its key or the prompt", async () => {
+    const fake: FakeOpenAi = await startFakeOpenAi();
+    fake.answer = { status: 500, body: '{"error":{"message":"upstream exploded"}}' };
+    const provided = await db.app({
+      SYNC_BUDGET_MS: '120000',
+      WRITER_PROVIDER: 'openai',
+      WRITER_BASE_URL: fake.url,
+      WRITER_API_KEY: 'sk-provider-secret',
+      WRITER_MODEL: 'test-model',
+      ROLE: 'all',
+    });
+    try {
+      const tenant = await configuredTenant(provided);
+      const error = await callError(provided, tenant.key, 'write_article', { brief: 'A secret brief' });
+      const jobId = /job ([0-9a-f-]{36}) failed/.exec(error.message)![1];
+      await flushTelemetry();
+      const jobSpan = receiver.spans.find((s) => s.kind === CONSUMER && s.attributes['reblog.job.id'] === jobId)!;
+      const calls = receiver.spans.filter((s) => s.parentSpanId === jobSpan.spanId && s.kind === CLIENT && s.attributes['http.request.method'] === 'POST');
+      // One span per attempt (a 500 is retried by the client before the job fails).
+      expect(calls.length).toBe(fake.seen.length);
+      for (const span of calls) {
+        expect(span).toMatchObject({
+          name: 'POST',
+          attributes: { 'url.full': `${fake.url}/chat/completions`, 'server.address': '127.0.0.1', 'http.response.status_code': 500, 'error.type': '500' },
+        });
+      }
+      const text = JSON.stringify(calls);
+      expect(text).not.toContain('sk-provider-secret');
+      expect(text).not.toContain('A secret brief');
+    } finally {
+      await provided.close();
+      await fake.close();
+    }
   });
 });
