@@ -1,4 +1,16 @@
-import { context, metrics as otelMetrics, propagation, ROOT_CONTEXT, trace, type Link, type Meter, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  metrics as otelMetrics,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Link,
+  type Meter,
+  type Tracer,
+} from '@opentelemetry/api';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 
@@ -19,6 +31,28 @@ export const tracer: Tracer = trace.getTracer('reblog-mcp');
 /** Whether spans are recorded and exported. */
 export function tracingOn(): boolean {
   return provider !== null;
+}
+
+/**
+ * `call` in a CLIENT span named `name` when tracing is on and a request or job is being traced; else
+ * `call` alone. The span ends when its promise settles, with `error.type` (`_OTHER`) on a failure.
+ */
+export function clientSpan<T>(name: string, attributes: Attributes, call: () => Promise<T>): Promise<T> {
+  if (!tracingOn() || !trace.getActiveSpan()) return call();
+  return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, (span) =>
+    call().then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (err: unknown) => {
+        span.setAttribute('error.type', '_OTHER');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        throw err;
+      },
+    ),
+  );
 }
 
 /** The W3C `traceparent` of the active span (to carry it to a job); null when tracing is off or no span is active. */

@@ -4,6 +4,7 @@ import { MCP_DURATION_BUCKETS } from '../../src/metrics/metrics.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import { call, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startRedis } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { meta, modern } from '../support/wire2026.js';
 
@@ -165,5 +166,21 @@ describe('tracing: one SERVER span per /mcp request', () => {
     expect(text).toMatch(
       /^reblog_mcp_server_operation_duration_seconds_bucket\{le="300",mcp_method_name="tools\/call",gen_ai_tool_name="get_article",error_type="tool_error"\} 1$/m,
     );
+  });
+
+  it('with Redis, the rate-limit decision is a CLIENT span of the request, named by its script', async () => {
+    const redis = await startRedis();
+    const shared = await startTestApp({ REDIS_URL: redis.url });
+    try {
+      const res = await rpc(shared, tenant.key, { jsonrpc: '2.0', id: 'traced-redis', method: 'tools/list' });
+      expect(res.status).toBe(200);
+      const span = await spanOf('traced-redis');
+      const calls = receiver.spans.filter((s) => s.parentSpanId === span.spanId && s.attributes['db.system.name'] === 'redis');
+      expect(calls).toEqual([expect.objectContaining({ kind: CLIENT, name: 'EVALSHA rate_limit.sliding_window' })]);
+      expect(JSON.stringify(calls)).not.toContain(tenant.keyId);
+    } finally {
+      await shared.close();
+      await redis.stop();
+    }
   });
 });
