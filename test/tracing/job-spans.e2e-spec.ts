@@ -90,7 +90,9 @@ describe('tracing: a job run is linked to the call that queued it, across instan
   it("the provider's HTTP calls are CLIENT spans of the job run, without its key or the prompt", async () => {
     const fake: FakeOpenAi = await startFakeOpenAi();
     fake.answer = { status: 500, body: '{"error":{"message":"upstream exploded"}}' };
-    const provided = await db.app({
+    // A database of its own: the worker instance above (local provider) must not take this job.
+    const own = await createDatabase();
+    const provided = await own.app({
       SYNC_BUDGET_MS: '120000',
       WRITER_PROVIDER: 'openai',
       WRITER_BASE_URL: fake.url,
@@ -102,8 +104,14 @@ describe('tracing: a job run is linked to the call that queued it, across instan
       const tenant = await configuredTenant(provided);
       const error = await callError(provided, tenant.key, 'write_article', { brief: 'A secret brief' });
       const jobId = /job ([0-9a-f-]{36}) failed/.exec(error.message)![1];
-      await flushTelemetry();
-      const jobSpan = receiver.spans.find((s) => s.kind === CONSUMER && s.attributes['reblog.job.id'] === jobId)!;
+      // The answer can leave before the run's span ends (the job's failure is told as soon as it is written).
+      const jobSpan = (await eventually(
+        async () => {
+          await flushTelemetry();
+          return receiver.spans.find((s) => s.kind === CONSUMER && s.attributes['reblog.job.id'] === jobId);
+        },
+        (s) => s !== undefined,
+      ))!;
       const calls = receiver.spans.filter((s) => s.parentSpanId === jobSpan.spanId && s.kind === CLIENT && s.attributes['http.request.method'] === 'POST');
       // One span per attempt (a 500 is retried by the client before the job fails).
       expect(calls.length).toBe(fake.seen.length);
@@ -118,6 +126,7 @@ describe('tracing: a job run is linked to the call that queued it, across instan
       expect(text).not.toContain('A secret brief');
     } finally {
       await provided.close();
+      await own.drop();
       await fake.close();
     }
   });
