@@ -83,7 +83,15 @@ describe('tracing: a job run is linked to the call that queued it, across instan
     expect(receiver.latest('reblog.job.run.duration')).toEqual([
       expect.objectContaining({ count: 1, attributes: { 'reblog.job.tool': 'write_article', 'reblog.job.outcome': 'succeeded' } }),
     ]);
+    // The queue depth over OTLP, as /metrics's reblog_jobs{status} (nothing waits now).
+    expect(receiver.latest('reblog.jobs')).toEqual(
+      expect.arrayContaining([
+        { attributes: { 'reblog.job.status': 'queued' }, value: 0 },
+        { attributes: { 'reblog.job.status': 'running' }, value: 0 },
+      ]),
+    );
     const text = (await request(worker.baseUrl).get('/metrics')).text;
+    expect(text).toMatch(/^reblog_jobs\{status="queued"\} 0$/m);
     expect(text).toMatch(/^reblog_job_run_duration_seconds_count\{tool="write_article",outcome="succeeded"\} 1$/m);
   });
 
