@@ -84,6 +84,17 @@ export class MetricsService implements OnApplicationShutdown {
     description: 'Duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.',
     advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
   });
+  private readonly sessionDuration = new Histogram({
+    name: 'reblog_mcp_server_session_duration_seconds',
+    help: 'mcp.server.session.duration: how long a 2025 session lasted, from initialize to the DELETE that ended it.',
+    buckets: MCP_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly otelSessionDuration = meter().createHistogram('mcp.server.session.duration', {
+    unit: 's',
+    description: 'The duration of the MCP session as observed on the MCP server (sessions ended by their client).',
+    advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+  });
   private readonly otelJobRunDuration = meter().createHistogram('reblog.job.run.duration', {
     unit: 's',
     description: 'Time a job run took, by handler (reblog.job.tool) and outcome.',
@@ -155,6 +166,12 @@ export class MetricsService implements OnApplicationShutdown {
     if (tool) attributes['gen_ai.tool.name'] = tool;
     if (sample.errorType) attributes['error.type'] = sample.errorType;
     this.otelOperationDuration.record(sample.seconds, attributes);
+  }
+
+  /** A session its client ended (DELETE /mcp), `seconds` after it was opened. */
+  sessionEnded(seconds: number): void {
+    this.sessionDuration.observe(seconds);
+    this.otelSessionDuration.record(seconds);
   }
 
   /** One job run that ended on this instance. */

@@ -183,4 +183,13 @@ describe('tracing: one SERVER span per /mcp request', () => {
       await redis.stop();
     }
   });
+
+  it('mcp.server.session.duration: a session its client ends, over OTLP and on /metrics', async () => {
+    const { sessionId } = await initSession(t, tenant.key);
+    const ended = await t.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(sessionHeaders(sessionId));
+    expect(ended.status).toBe(204);
+    await flushTelemetry();
+    expect(receiver.latest('mcp.server.session.duration')).toEqual([expect.objectContaining({ count: 1, explicitBounds: MCP_DURATION_BUCKETS })]);
+    expect((await request(t.baseUrl).get('/metrics')).text).toMatch(/^reblog_mcp_server_session_duration_seconds_count 1$/m);
+  });
 });
