@@ -1,4 +1,7 @@
-/** Jest runs the TypeScript sources as CommonJS through SWC; @nestjs/*, d3-* and the other packages below ship ES modules only, so they are transformed too. */
+/**
+ * Jest runs the TypeScript sources as CommonJS through SWC; @nestjs/*, d3-* and the other packages below ship ES modules only, so they are transformed too.
+ * @opentelemetry/* loads `http` and its resource detectors with import(), which CommonJS under Jest cannot do without SWC's rewrite.
+ */
 const swc = JSON.parse(require('node:fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
 const swcJs = { ...swc, jsc: { ...swc.jsc, parser: { syntax: 'ecmascript' } } };
 
@@ -41,7 +44,9 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', swc],
     '^.+\\.m?js$': ['@swc/jest', swcJs],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|openid-client|oauth4webapi|jose|oauth2-mock-server|is-plain-obj|d3-[a-z-]+|internmap)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|uuid|openid-client|oauth4webapi|jose|oauth2-mock-server|is-plain-obj|d3-[a-z-]+|internmap|@opentelemetry)/)',
+  ],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule, type AppOptions } from './app.module.js';
 import { auditContextMiddleware } from './audit/audit-context.js';
 import { HttpErrorFilter } from './common/http-error.filter.js';
+import { requestIdMiddleware } from './common/request-id.js';
 import { LifecycleService } from './health/lifecycle.service.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -28,7 +29,9 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   app.useLogger(app.get(Logger));
   app.set('trust proxy', options.config.trustProxy);
   app.disable('x-powered-by');
-  // First of all: counts requests in flight and refuses new ones once a shutdown has begun.
+  // First of all: the request's id (kept from the gateway or made), echoed and on every log line of it.
+  app.use(requestIdMiddleware);
+  // Then: counts requests in flight and refuses new ones once a shutdown has begun.
   app.use(app.get(LifecycleService).middleware);
 
   // /mcp reads its own body (it must answer JSON-RPC errors for every malformed one); the REST side parses

@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module.js';
 import { ADMIN_TOKEN } from './admin/admin-token.js';
 import { redactingLogOptions } from './common/log-redaction.js';
+import { requestIdLogMixin } from './common/request-id.js';
 import type { AppConfig } from './config/config.js';
 import { CompletionsModule } from './completions/completions.module.js';
 import { ConfigModule } from './config/config.module.js';
@@ -44,6 +45,8 @@ export class AppModule {
             // Requests are counted in metrics and the activity log; per-request log lines would cost more than they tell.
             autoLogging: false,
             ...redactingLogOptions,
+            // The request id on every line, /mcp's too (excluded below from pino-http's per-request logger, which costs more than it tells).
+            mixin: requestIdLogMixin,
             ...(pretty ? { transport: { target: 'pino-pretty', options: { singleLine: true } } } : {}),
           },
           exclude: ['mcp'],

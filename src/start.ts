@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppOptions } from './app.module.js';
+import { shutdownTelemetry } from './common/telemetry.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
 import type { DatabaseUnreachableError } from './database/check-database.js';
 import type { EmbeddedPostgres } from './database/embedded-postgres.js';
@@ -66,6 +67,8 @@ export async function start({ extraModules }: Pick<AppOptions, 'extraModules'> =
   const stop = async (code: number) => {
     await app?.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
+    // The spans still batched are sent before the process ends.
+    await shutdownTelemetry().catch(() => undefined);
     process.exit(code);
   };
   // Drain on SIGTERM/SIGINT (see drainAndClose): readiness goes false, after a grace new requests get 503,

@@ -23,4 +23,6 @@ export class ActivityEntry {
   @Column('int') count: number;
   /** `<outcome>:<credential id>:<unix second>` on folded refusals (one row per credential per second); null otherwise. */
   @Column('text', { nullable: true }) fold_key: string | null;
+  /** The request's `X-Request-Id` (the gateway's, or the one the server made); null on entries older than it and on folded refusals. */
+  @Column('text', { nullable: true }) request_id: string | null;
 }

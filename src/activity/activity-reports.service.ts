@@ -250,5 +250,6 @@ function view(e: ActivityEntry) {
     error: e.error,
     duration_ms: e.duration_ms,
     count: e.count,
+    request_id: e.request_id,
   };
 }

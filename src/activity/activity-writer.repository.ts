@@ -26,6 +26,7 @@ export interface ActivityInsert {
   duration_ms: number;
   count: number;
   fold_key: string | null;
+  request_id: string | null;
 }
 
 const COLUMNS = [
@@ -46,8 +47,28 @@ const COLUMNS = [
   'duration_ms',
   'count',
   'fold_key',
+  'request_id',
 ] as const satisfies readonly (keyof ActivityInsert)[];
-const TYPES = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text', 'uuid', 'text', 'jsonb', 'int4', 'int4', 'text'];
+const TYPES = [
+  'uuid',
+  'timestamptz',
+  'uuid',
+  'text',
+  'uuid',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'uuid',
+  'text',
+  'jsonb',
+  'int4',
+  'int4',
+  'text',
+  'text',
+];
 
 /**
  * One statement for any batch: one array per column (the SQL text never changes, and it stays cheap

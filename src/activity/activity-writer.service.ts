@@ -17,6 +17,8 @@ export interface ActivityRecord {
   outcome: Outcome;
   error: { code: number; message: string } | null;
   durationMs: number;
+  /** The request's id (X-Request-Id); null when it has none. */
+  requestId: string | null;
 }
 
 /** Outcomes whose bursts are folded into one entry per credential per second (docs/admin-api.md#activity-log). */
@@ -95,6 +97,8 @@ export class ActivityWriterService implements OnApplicationShutdown {
       duration_ms: Math.min(2_147_483_647, Math.max(0, Math.round(entry.durationMs))),
       count: 1,
       fold_key: FOLDED.has(entry.outcome) ? `${entry.outcome}:${entry.credential.id}:${Math.floor(at.getTime() / 1000)}` : null,
+      // A folded entry stands for many requests: it names none of them.
+      request_id: entry.requestId === null || FOLDED.has(entry.outcome) ? null : text(entry.requestId, 200),
     };
     return new Promise((done, fail) => {
       this.queue.push({ row, queuedAt: performance.now(), done, fail });

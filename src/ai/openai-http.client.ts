@@ -1,3 +1,5 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { tracer, tracingOn } from '../common/telemetry.js';
 import { abortableSleep } from './abortable-delay.js';
 import { ProviderError } from './ai.types.js';
 
@@ -21,7 +23,8 @@ export interface OpenAiProviderOptions {
   maxRetryAfterMs?: number;
 }
 
-type Attempt = { ok: true; json: unknown } | { ok: false; error: ProviderError; retryAfterMs?: number };
+/** One request's outcome; `status` is the HTTP status when the provider answered. */
+type Attempt = { ok: true; json: unknown; status?: number } | { ok: false; error: ProviderError; retryAfterMs?: number; status?: number };
 
 // Marks an attempt aborted by its own timer, as opposed to the caller's signal.
 const TIMED_OUT = Symbol('timed out');
@@ -88,7 +91,42 @@ export class OpenAiHttpClient {
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
-  private async attempt(url: string, body: string, signal: AbortSignal): Promise<Attempt> {
+  /**
+   * One request, as a CLIENT span of the traced job or request it serves (HTTP semantic conventions:
+   * method, server, URL without query, status; never the body or the key) while tracing is on.
+   */
+  private attempt(url: string, body: string, signal: AbortSignal): Promise<Attempt> {
+    if (!tracingOn() || !trace.getActiveSpan()) return this.send(url, body, signal);
+    const target = new URL(url);
+    const attributes = {
+      'http.request.method': 'POST',
+      'server.address': target.hostname,
+      'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+      'url.full': `${target.origin}${target.pathname}`,
+      'reblog.provider': this.label,
+    };
+    return tracer.startActiveSpan('POST', { kind: SpanKind.CLIENT, attributes }, (span) =>
+      this.send(url, body, signal).then(
+        (outcome) => {
+          if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
+          if (!outcome.ok) {
+            span.setAttribute('error.type', outcome.status !== undefined ? String(outcome.status) : 'provider_unreachable');
+            span.setStatus({ code: SpanStatusCode.ERROR });
+          }
+          span.end();
+          return outcome;
+        },
+        (err: unknown) => {
+          span.setAttribute('error.type', 'aborted');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          throw err;
+        },
+      ),
+    );
+  }
+
+  private async send(url: string, body: string, signal: AbortSignal): Promise<Attempt> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -100,7 +138,7 @@ export class OpenAiHttpClient {
       const text = await res.text();
       if (res.ok) {
         try {
-          return { ok: true, json: JSON.parse(text) };
+          return { ok: true, json: JSON.parse(text), status: res.status };
         } catch {
           return {
             ok: false,
@@ -108,10 +146,11 @@ export class OpenAiHttpClient {
               `The ${this.label} provider answered with malformed JSON; call the tool again, and if it keeps happening tell the user the ${this.label} provider is misbehaving.`,
               false,
             ),
+            status: res.status,
           };
         }
       }
-      return { ok: false, error: this.statusError(res.status, text), retryAfterMs: retryAfterMs(res.headers) };
+      return { ok: false, error: this.statusError(res.status, text), retryAfterMs: retryAfterMs(res.headers), status: res.status };
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       if (controller.signal.reason === TIMED_OUT) {

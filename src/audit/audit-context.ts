@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
+import { currentRequestId } from '../common/request-id.js';
 
 /**
  * Who performs an administrative act: the operator (admin token), a signed-in person, an OAuth client
@@ -23,7 +24,8 @@ const storage = new AsyncLocalStorage<AuditContext>();
  * stream is read would not survive its callbacks.
  */
 export function auditContextMiddleware(req: Request, _res: Response, next: NextFunction): void {
-  const requestId = req.headers['x-request-id'];
+  // The request's id as the whole app names it (the gateway's X-Request-Id, or one made for it).
+  const requestId = currentRequestId() ?? req.headers['x-request-id'];
   storage.run(
     {
       actor: null,

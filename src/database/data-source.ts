@@ -18,6 +18,8 @@ import { McpTasks1764900000400 } from './migrations/1764900000400-mcp-tasks.js';
 import { ConsoleAccountability1765000000000 } from './migrations/1765000000000-console-accountability.js';
 import { OauthRequestsPerSession1765000100000 } from './migrations/1765000100000-oauth-requests-per-session.js';
 import { PrincipalChangeTriggers1765100000000 } from './migrations/1765100000000-principal-change-triggers.js';
+import { ActivityRequestId1765200000000 } from './migrations/1765200000000-activity-request-id.js';
+import { JobTraceContext1765200000100 } from './migrations/1765200000100-job-trace-context.js';
 import { RetentionIndexes1765200050000 } from './migrations/1765200050000-retention-indexes.js';
 import { AuditEvents1765200100000 } from './migrations/1765200100000-audit-events.js';
 
@@ -41,6 +43,8 @@ export const MIGRATIONS = [
   ConsoleAccountability1765000000000,
   OauthRequestsPerSession1765000100000,
   PrincipalChangeTriggers1765100000000,
+  ActivityRequestId1765200000000,
+  JobTraceContext1765200000100,
   RetentionIndexes1765200050000,
   AuditEvents1765200100000,
 ];

@@ -1,5 +1,7 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { tracer, tracingOn } from '../common/telemetry.js';
 
 /**
  * One SQL statement of a repository: its text, with the types of the parameters it takes (`P`) and
@@ -57,8 +59,37 @@ export interface SqlResult<R> {
   count: number;
 }
 
-/** Runs a statement and answers its rows and affected count, whatever it runs on. */
-export async function run<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
+/**
+ * Runs a statement and answers its rows and affected count, whatever it runs on. While tracing is on, a
+ * statement run for a traced request or job is a CLIENT span of it, named by the statement's name (never
+ * its values); statements outside one (polling, housekeeping) make no span.
+ */
+export function run<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
+  if (!tracingOn() || !trace.getActiveSpan()) return runStatement(db, statement, params);
+  const operation = /^\s*(\w+)/.exec(statement.text)?.[1]?.toUpperCase();
+  return tracer.startActiveSpan(
+    statement.name,
+    { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.summary': statement.name, 'db.operation.name': operation } },
+    (span) =>
+      runStatement(db, statement, params).then(
+        (result) => {
+          span.setAttribute('db.response.returned_rows', result.rows.length);
+          span.end();
+          return result;
+        },
+        (err: unknown) => {
+          // The SQLSTATE only: PostgreSQL's message may quote the values.
+          const code = (err as { code?: unknown }).code;
+          span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          throw err;
+        },
+      ),
+  );
+}
+
+async function runStatement<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
   const values = params as unknown as unknown[];
   if (db instanceof pg.Pool || db instanceof pg.Client) {
     const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(

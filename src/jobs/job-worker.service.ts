@@ -1,11 +1,14 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { SpanKind } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
+import { linksTo, tracer, tracingOn } from '../common/telemetry.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
+import { MetricsService, type JobRunOutcome } from '../metrics/metrics.service.js';
 import { JobEventsService } from './job-events.service.js';
 import { JobHandlers, type JobEffect } from './job-handlers.js';
 import { isTerminal, type Job } from './job.entity.js';
@@ -69,6 +72,7 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: JobEventsService,
     private readonly handlers: JobHandlers,
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -173,15 +177,36 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       progress: { pending: 0, written: job.progress, writing: false },
     };
     this.runs.set(job.id, run);
-    run.done = this.execute(run).finally(() => {
+    run.done = (tracingOn() ? this.traced(run) : this.execute(run)).finally(() => {
       this.runs.delete(job.id);
       void this.fill();
     });
   }
 
+  /**
+   * A run in a CONSUMER span of its own trace, linked to the call that queued the job (whichever
+   * instance that was): its SQL statements and provider calls are its children.
+   */
+  private traced(run: Run): Promise<void> {
+    const { job } = run;
+    const attributes = {
+      'reblog.job.id': job.id,
+      'reblog.job.tool': job.tool,
+      'reblog.job.attempt': run.attempt,
+      'reblog.account.id': job.account_id,
+      'reblog.project.id': job.project_id,
+      'reblog.worker.id': this.id,
+    };
+    return tracer.startActiveSpan(`job ${job.tool}`, { kind: SpanKind.CONSUMER, root: true, links: linksTo(job.trace_context), attributes }, (span) =>
+      this.execute(run).finally(() => span.end()),
+    );
+  }
+
   private async execute(run: Run): Promise<void> {
     const { job } = run;
     const signal = run.abort.signal;
+    const startedAt = performance.now();
+    let outcome: JobRunOutcome = 'stopped';
     try {
       const handler = this.handlers.get(job.tool);
       if (!handler) throw new Error(`No handler for jobs of kind "${job.tool}".`);
@@ -189,12 +214,16 @@ export class JobWorkerService implements OnApplicationBootstrap, OnModuleDestroy
       signal.throwIfAborted();
       run.finishing = true;
       await this.complete(run, effect);
+      outcome = 'succeeded';
     } catch (err) {
       // Cancelled, reclaimed or handed back: the job's state is someone else's now; write nothing.
       if (signal.aborted || err instanceof LeaseLost) return;
       run.finishing = true;
+      outcome = err instanceof DomainError ? 'failed' : 'error';
       if (err instanceof DomainError) await this.fail(run, { code: err.code, message: err.message });
       else await this.retryOrFail(run, err as Error);
+    } finally {
+      this.metrics?.jobRun(job.tool, outcome, (performance.now() - startedAt) / 1000);
     }
   }
 

@@ -27,6 +27,8 @@ export class Job {
   @Column('boolean') cancel_requested: boolean;
   /** The MCP request that started the job (session or credential, and JSON-RPC id), for `notifications/cancelled`. */
   @Column('text', { nullable: true }) request_key: string | null;
+  /** The W3C `traceparent` of the call that queued it (while tracing is on): each run's span links to it. */
+  @Column('text', { nullable: true }) trace_context: string | null;
   @Column('timestamptz') created_at: Date;
   @Column('timestamptz', { nullable: true }) started_at: Date | null;
   @Column('timestamptz', { nullable: true }) finished_at: Date | null;

@@ -24,13 +24,22 @@ const COUNT_QUEUED = sql<[accountId: string], { queued: number }>(
 );
 
 const INSERT = sql<
-  [id: string, accountId: string, projectId: string, credentialId: string | null, tool: string, args: string, requestKey: string | null],
+  [
+    id: string,
+    accountId: string,
+    projectId: string,
+    credentialId: string | null,
+    tool: string,
+    args: string,
+    requestKey: string | null,
+    traceContext: string | null,
+  ],
   Notified<Job>
 >(
   'jobs.insert',
   `WITH j AS (
-           INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
+           INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key, trace_context)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8)
            RETURNING *)
          SELECT j.*, ${notifyNew} AS notified FROM j`,
   { hot: true },
@@ -256,6 +265,8 @@ export interface JobInsert {
   tool: string;
   args: Record<string, unknown>;
   requestKey: string | null;
+  /** The W3C `traceparent` of the traced call that queues it; null when tracing is off. */
+  traceContext: string | null;
 }
 
 /** The admin listing's conditions; each one given narrows it. */
@@ -299,7 +310,16 @@ export class JobsRepository implements OnApplicationShutdown {
 
   /** Inserts a queued job and wakes the workers (the notification is sent when the insert commits). */
   async insert(job: JobInsert, db: Queryable = this.db): Promise<Job> {
-    const [inserted] = await rows(db, INSERT, [job.id, job.accountId, job.projectId, job.credentialId, job.tool, JSON.stringify(job.args), job.requestKey]);
+    const [inserted] = await rows(db, INSERT, [
+      job.id,
+      job.accountId,
+      job.projectId,
+      job.credentialId,
+      job.tool,
+      JSON.stringify(job.args),
+      job.requestKey,
+      job.traceContext,
+    ]);
     return withoutNotified(inserted)!;
   }
 

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error.js';
 import { isUuid, newId } from '../common/ids.js';
+import { currentTraceparent } from '../common/telemetry.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
@@ -86,7 +87,7 @@ export class JobsService {
           { queued, limit },
         );
       }
-      return this.jobs.insert({ ...input, id: newId(), requestKey: input.requestKey ?? null }, m);
+      return this.jobs.insert({ ...input, id: newId(), requestKey: input.requestKey ?? null, traceContext: currentTraceparent() }, m);
     });
     if (!input.requestKey) return job;
     // A statement of its own, after the insert committed: a cancellation remembered too late for this

@@ -1,8 +1,11 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
+import { context } from '@opentelemetry/api';
 import getRawBody from 'raw-body';
+import { tracingOn } from '../common/telemetry.js';
 import { errorBody, RpcCode, type RequestId } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import { startMcpSpan } from './mcp-span.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_DEPTH = 64;
@@ -20,7 +23,7 @@ export class McpBodyMiddleware implements NestMiddleware {
   async use(req: McpRequest, res: Response, next: NextFunction): Promise<void> {
     if (req.method !== 'POST') {
       req.mcp = { startedAt: performance.now(), id: null, method: req.method };
-      return next();
+      return tracingOn() ? context.with(startMcpSpan(req), next) : next();
     }
     req.mcp = { startedAt: performance.now(), id: null };
     let raw: Buffer;
@@ -38,7 +41,9 @@ export class McpBodyMiddleware implements NestMiddleware {
       return;
     }
     parse(req, raw);
-    next();
+    // The rest of the request is served inside its span (its SQL statements, jobs and calls become its children).
+    if (tracingOn()) context.with(startMcpSpan(req), next);
+    else next();
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import type { Request } from 'express';
 import type { Principal } from '../auth/principal.js';
 import type { RequestId, RpcMessage } from '../protocol/json-rpc.js';
@@ -58,6 +59,8 @@ export interface McpState {
   client?: RequestClient;
   /** The answer of a request: plain JSON, or an event stream once the server has something to send before it. */
   stream?: CallStream;
+  /** The request's SERVER span, while tracing is on (mcp-span.ts); ended with the answer. */
+  span?: Span;
 }
 
 export type McpRequest = Request & { mcp: McpState };

@@ -5,6 +5,7 @@ import { ActivityWriterService } from '../activity/activity-writer.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { errorBody, resultBody, type RpcError } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import { endMcpSpan, refusalEvent } from './mcp-span.js';
 import type { MethodResult } from '../protocol/method-result.js';
 
 interface Entry {
@@ -49,6 +50,7 @@ export class McpResponder {
     const state = req.mcp;
     // The body could not be read as a JSON-RPC message (no method).
     const entry = { method: state.method ?? '(invalid)', tool: state.tool ?? null, outcome, error: { code: err.code, message: err.message } };
+    if (state.span) refusalEvent(req, outcome, entry.error);
     return this.send(req, res, err.httpStatus, errorBody(state.id, err.code, err.message, err.data), entry, err.headers);
   }
 
@@ -74,8 +76,8 @@ export class McpResponder {
   /** The activity-log entry (durable before the answer goes out) and the metrics of an answer. */
   private async record(req: McpRequest, status: number, entry: Entry): Promise<void> {
     const state = req.mcp;
+    const session = entry.session ?? state.session;
     if (state.principal) {
-      const session = entry.session ?? state.session;
       await this.activity
         .record({
           accountId: state.principal.accountId,
@@ -90,9 +92,18 @@ export class McpResponder {
           outcome: entry.outcome,
           error: entry.error ?? null,
           durationMs: performance.now() - state.startedAt,
+          requestId: typeof req.id === 'string' ? req.id : null,
         })
         .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
     }
-    this.metrics?.request({ method: entry.method, tool: entry.tool, outcome: entry.outcome, status, seconds: (performance.now() - state.startedAt) / 1000 });
+    if (state.span) endMcpSpan(req, { outcome: entry.outcome, error: entry.error, projectId: entry.projectId, sessionId: session?.id });
+    this.metrics?.request({
+      method: entry.method,
+      tool: entry.tool,
+      outcome: entry.outcome,
+      status,
+      seconds: (performance.now() - state.startedAt) / 1000,
+      errorType: entry.error ? String(entry.error.code) : entry.outcome === 'tool_error' ? 'tool_error' : undefined,
+    });
   }
 }

@@ -53,12 +53,15 @@ const SET_LOG_LEVEL = sql<[id: string, credentialId: string, level: string], { i
 );
 
 /** Ends a live session of the credential, answering its client, and tells every instance, which drop it from their caches. */
-const END = sql<[id: string, credentialId: string, idleTtlSeconds: number], { id: string; client_name: string | null; client_version: string | null }>(
+const END = sql<
+  [id: string, credentialId: string, idleTtlSeconds: number],
+  { id: string; client_name: string | null; client_version: string | null; seconds: number }
+>(
   'sessions.end',
   `WITH u AS (UPDATE mcp_sessions SET ended_at = now()
                    WHERE id = $1 AND credential_id = $2 AND ended_at IS NULL AND last_used_at > now() - make_interval(secs => $3)
-               RETURNING id, client_name, client_version)
-       SELECT u.id, u.client_name, u.client_version, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
+               RETURNING id, client_name, client_version, EXTRACT(EPOCH FROM ended_at - created_at)::float8 AS seconds)
+       SELECT u.id, u.client_name, u.client_version, u.seconds, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
 );
 
 const PURGE = sql<[idleTtlSeconds: number, batch: number], { n: number }>(
@@ -105,10 +108,10 @@ export class SessionsRepository {
   }
 
   /** Ends the credential's session if it is live (not ended, not idle for `idleTtlSeconds`); answers its client, or null when there was none to end. */
-  async end(id: string, credentialId: string, idleTtlSeconds: number): Promise<{ client: { name: string; version: string } | null } | null> {
+  async end(id: string, credentialId: string, idleTtlSeconds: number): Promise<{ client: { name: string; version: string } | null; seconds: number } | null> {
     const ended = await row(this.db, END, [id, credentialId, idleTtlSeconds]);
     if (!ended) return null;
-    return { client: ended.client_name !== null ? { name: ended.client_name, version: ended.client_version ?? '' } : null };
+    return { client: ended.client_name !== null ? { name: ended.client_name, version: ended.client_version ?? '' } : null, seconds: ended.seconds };
   }
 
   /** Deletes up to `batch` expired or ended sessions; answers how many. */

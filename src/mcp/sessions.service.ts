@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
@@ -56,6 +57,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly sessions: SessionsRepository,
     notifications: DatabaseNotifications,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly metrics?: MetricsService,
   ) {
     this.ttlMs = config.sessionIdleTtlS * 1_000;
     // A session ended on another instance is dropped here at once.
@@ -118,6 +120,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     const ended = await this.sessions.end(id, principal.credential.id, this.config.sessionIdleTtlS);
     this.cache.delete(id);
     if (!ended) throw notFound();
+    this.metrics?.sessionEnded(ended.seconds);
     return ended.client;
   }
 

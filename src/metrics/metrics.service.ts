@@ -1,5 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Attributes } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { meter } from '../common/telemetry.js';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { collectStoppableDefaultMetrics } from './default-metrics.js';
 
@@ -27,7 +29,16 @@ export interface RequestSample {
   outcome: string;
   status: number;
   seconds: number;
+  /** The JSON-RPC error code as a string, or `tool_error` for an `isError` result; absent on success. */
+  errorType?: string;
 }
+
+/** How a job run ended on this instance. */
+export type JobRunOutcome = 'succeeded' | 'failed' | 'error' | 'stopped';
+
+/** The MCP semantic conventions' buckets for `mcp.server.operation.duration` and `mcp.server.session.duration` (seconds). */
+export const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+const JOB_DURATION_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
 
 /**
  * The Prometheus metrics of one application instance, in its own registry (several apps may share
@@ -51,6 +62,45 @@ export class MetricsService implements OnApplicationShutdown {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
+  /** `mcp.server.operation.duration`, as Prometheus names it. */
+  private readonly operationDuration = new Histogram({
+    name: 'reblog_mcp_server_operation_duration_seconds',
+    help: 'mcp.server.operation.duration: time to answer a /mcp request, by mcp.method.name, gen_ai.tool.name and error.type (empty on success).',
+    labelNames: ['mcp_method_name', 'gen_ai_tool_name', 'error_type'] as const,
+    buckets: MCP_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  /** A job run's duration by handler (the job's tool) and how it ended. */
+  private readonly jobRunDuration = new Histogram({
+    name: 'reblog_job_run_duration_seconds',
+    help: 'reblog.job.run.duration: time a job run took on this instance, by handler (tool) and outcome (succeeded; failed: the job error; error: an unexpected one; stopped: cancelled or handed back).',
+    labelNames: ['tool', 'outcome'] as const,
+    buckets: JOB_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  // The same figures over OTLP (no-op instruments unless the SDK was started first: README.md#tracing).
+  private readonly otelOperationDuration = meter().createHistogram('mcp.server.operation.duration', {
+    unit: 's',
+    description: 'Duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.',
+    advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+  });
+  private readonly sessionDuration = new Histogram({
+    name: 'reblog_mcp_server_session_duration_seconds',
+    help: 'mcp.server.session.duration: how long a 2025 session lasted, from initialize to the DELETE that ended it.',
+    buckets: MCP_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly otelSessionDuration = meter().createHistogram('mcp.server.session.duration', {
+    unit: 's',
+    description: 'The duration of the MCP session as observed on the MCP server (sessions ended by their client).',
+    advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+  });
+  private readonly otelJobRunDuration = meter().createHistogram('reblog.job.run.duration', {
+    unit: 's',
+    description: 'Time a job run took, by handler (reblog.job.tool) and outcome.',
+    advice: { explicitBucketBoundaries: JOB_DURATION_BUCKETS },
+  });
+
   readonly rateLimitRefusals = new Counter({
     name: 'reblog_rate_limit_refusals_total',
     help: 'Requests refused with 429 by a per-credential rate limit (/mcp requests, protocol chatter, or image reads on /media).',
@@ -121,5 +171,24 @@ export class MetricsService implements OnApplicationShutdown {
     const tool = sample.tool ? (KNOWN_TOOLS.has(sample.tool) ? sample.tool : 'other') : '';
     this.requests.inc({ method, tool, outcome: sample.outcome, status: String(sample.status) });
     this.latency.observe({ method, outcome: sample.outcome }, sample.seconds);
+    const errorType = sample.errorType ?? '';
+    this.operationDuration.observe({ mcp_method_name: method, gen_ai_tool_name: tool, error_type: errorType }, sample.seconds);
+    const attributes: Attributes = { 'mcp.method.name': method };
+    if (tool) attributes['gen_ai.tool.name'] = tool;
+    if (sample.errorType) attributes['error.type'] = sample.errorType;
+    this.otelOperationDuration.record(sample.seconds, attributes);
+  }
+
+  /** A session its client ended (DELETE /mcp), `seconds` after it was opened. */
+  sessionEnded(seconds: number): void {
+    this.sessionDuration.observe(seconds);
+    this.otelSessionDuration.record(seconds);
+  }
+
+  /** One job run that ended on this instance. */
+  jobRun(tool: string, outcome: JobRunOutcome, seconds: number): void {
+    const kind = KNOWN_TOOLS.has(tool) ? tool : 'other';
+    this.jobRunDuration.observe({ tool: kind, outcome }, seconds);
+    this.otelJobRunDuration.record(seconds, { 'reblog.job.tool': kind, 'reblog.job.outcome': outcome });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
+import { meter } from '../common/telemetry.js';
 import { row, sql } from '../database/sql.js';
 import { LifecycleService } from '../health/lifecycle.service.js';
 import { MetricsService } from './metrics.service.js';
@@ -85,6 +86,15 @@ export class RuntimeMetrics {
         this.set(lifecycle.inFlight);
       },
     });
+    // The queue depth over OTLP too (a no-op unless the SDK was started: README.md#tracing), read at each export.
+    meter()
+      .createObservableGauge('reblog.jobs', { unit: '{job}', description: 'Jobs waiting (queued) and being run (running), all accounts.' })
+      .addCallback(async (result) => {
+        const row = await queue();
+        if (!row) return;
+        result.observe(row.queued, { 'reblog.job.status': 'queued' });
+        result.observe(row.running, { 'reblog.job.status': 'running' });
+      });
     lifecycle.onRefused = () => metrics.drainRefusals.inc();
   }
 

@@ -35,8 +35,8 @@ SELECT count(*)::int AS queued FROM jobs WHERE account_id = $1 AND status = 'que
 
 -- jobs.insert
 WITH j AS (
-  INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key)
-  VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7)
+  INSERT INTO jobs (id, account_id, project_id, credential_id, tool, args, status, request_key, trace_context)
+  VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'queued', $7, $8)
   RETURNING *)
 SELECT j.*, pg_notify('reblog_jobs', 'n') AS notified FROM j;
 

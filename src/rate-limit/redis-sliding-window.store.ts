@@ -2,6 +2,7 @@ import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/c
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { clientSpan, tracingOn } from '../common/telemetry.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import { LOCAL_SLOT, SlidingWindowStore, type RateLimitRecord, type RateLimitStore, type Reservation } from './sliding-window.store.js';
 
@@ -44,6 +45,9 @@ local t = redis.call('TIME')
 if tonumber(at) <= tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then return 0 end
 return redis.call('ZREM', KEYS[1], ARGV[1])
 `;
+
+/** The attributes of a Redis span (named by its script, never its keys or members). */
+const REDIS_SPAN = { 'db.system.name': 'redis', 'db.operation.name': 'EVALSHA' };
 
 /** How long one decision may wait for Redis before this instance decides alone. */
 export const REDIS_COMMAND_TIMEOUT_MS = 250;
@@ -117,7 +121,10 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
   async reserve(key: string, ttl: number, limit: number, maxWaitMs: number): Promise<Reservation> {
     try {
       const slot = `${this.memberPrefix}${(this.seq = (this.seq + 1) % 1e9)}`;
-      const [accepted, count, waitMs, resetMs, startsAt = 0] = await this.redis.slidingWindow(this.prefix + key, ttl, limit, slot, maxWaitMs);
+      const name = this.prefix + key;
+      const [accepted, count, waitMs, resetMs, startsAt = 0] = await (tracingOn()
+        ? clientSpan('EVALSHA rate_limit.sliding_window', REDIS_SPAN, () => this.redis.slidingWindow(name, ttl, limit, slot, maxWaitMs))
+        : this.redis.slidingWindow(name, ttl, limit, slot, maxWaitMs));
       const seconds = Math.ceil(resetMs / 1000);
       if (accepted === 1) {
         // startsAt is on Redis's clock, the one every instance's slots are placed by.
@@ -146,7 +153,10 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
   async release(key: string, slot: string): Promise<void> {
     if (slot.startsWith(LOCAL_SLOT)) return this.fallback.free(key, slot);
     try {
-      await this.redis.releaseSlot(this.prefix + key, slot);
+      const name = this.prefix + key;
+      await (tracingOn()
+        ? clientSpan('EVALSHA rate_limit.release_slot', REDIS_SPAN, () => this.redis.releaseSlot(name, slot))
+        : this.redis.releaseSlot(name, slot));
     } catch (err) {
       // Not given back: the slot passes unused, as if its request had run.
       this.metrics?.rateLimitStoreErrors.inc();

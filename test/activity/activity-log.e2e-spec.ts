@@ -70,6 +70,7 @@ describe('activity log', () => {
       outcome: 'rate_limited',
       error: { code: -32029, message: 'Rate limit exceeded' },
       durationMs: 1,
+      requestId: null,
     };
     // Both instances' clocks, set for each refusal (record reads the clock before it returns).
     let now = second;

@@ -43,6 +43,7 @@ describe('console activity (ActivityReportsService)', () => {
       duration_ms: 3,
       count: 1,
       fold_key: null,
+      request_id: null,
       ...over,
     };
   }
@@ -335,6 +336,7 @@ describe('console activity filters on the admin API', () => {
       duration_ms: 1,
       count: 1,
       fold_key: null,
+      request_id: null,
     };
     await t.app.get(ActivityWriterRepository).insert([
       { ...base, id: v7({ msecs: at.getTime() }), at, client_name: 'cursor' },

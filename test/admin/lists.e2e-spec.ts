@@ -141,7 +141,7 @@ describe('admin API: lists, cursors, activity and jobs', () => {
       ).id;
       grantId = (await admin(t, 'post', `/admin/v1/accounts/${activityAccount}/grants`, { client_name: 'Claude', scopes: ['read'], projects: [] }, 201)).id;
       const activity = t.app.get(ActivityWriterService);
-      const base = { accountId: activityAccount, sessionId: null, durationMs: 3 };
+      const base = { accountId: activityAccount, sessionId: null, durationMs: 3, requestId: null };
       const key = { type: 'api_key', id: keyId, name: 'agent key' };
       await activity.record({
         ...base,
@@ -223,6 +223,7 @@ describe('admin API: lists, cursors, activity and jobs', () => {
           'method',
           'outcome',
           'project_id',
+          'request_id',
           'session_id',
           'tool',
         ]);

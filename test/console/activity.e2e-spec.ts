@@ -64,6 +64,7 @@ describe('console activity page', () => {
       duration_ms: 4,
       count: 1,
       fold_key: null,
+      request_id: null,
       ...over,
     };
   }

@@ -45,6 +45,7 @@ describe('/mcp activity log', () => {
         error: null,
         duration_ms: expect.any(Number),
         count: 1,
+        request_id: expect.stringMatching(UUID),
       });
       expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
     }

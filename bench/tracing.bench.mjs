@@ -1,0 +1,137 @@
+// Tracing cost (README.md#tracing): in one run, the same server build twice — tracing off (no OTEL_*
+// variable: no SDK loaded) and on at 100% sampling (OTEL_TRACES_SAMPLER=always_on, every span and the
+// metrics exported over OTLP/HTTP to a sink in this process) — measured in interleaved rounds on
+// tools/call list_projects (a server span, its SQL child spans, the operation metric). Prints the
+// medians and writes bench/results/latest.json (key "tracing").
+//
+// Target: tracing on keeps ≥ 85% of the throughput with tracing off (≤ 15% cost). The cost of tracing
+// off is a boolean test per request and per statement (no span object, no SDK); it is not measured
+// here, as it would need the build before tracing in the same run.
+//
+//   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50
+import autocannon from 'autocannon';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, startServer } from '../scripts/lib/server.mjs';
+import { build, cpuSeconds, median } from './lib/bench.mjs';
+
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TARGET_ON = 0.85;
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+
+/** An OTLP/HTTP sink: reads and counts every export, answers 200. */
+async function startSink() {
+  const received = { traces: 0, metrics: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (c) => (received.bytes += c.length));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') received.traces++;
+      else if (req.url === '/v1/metrics') received.metrics++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, received, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function measure(target, warm) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${target.server.key}` };
+  const run = (duration) => autocannon({ url: target.server.url, method: 'POST', headers, body: CALL, connections: CONNECTIONS, duration });
+  if (warm && WARMUP > 0) await run(WARMUP);
+  const cpuBefore = cpuSeconds(target.server.pid);
+  const r = await run(DURATION);
+  const cpu = cpuSeconds(target.server.pid) - cpuBefore;
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts.`);
+  const result = {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuMsPerRequest: r.requests.total ? +((1000 * cpu) / r.requests.total).toFixed(3) : null,
+  };
+  console.log(`  ${target.name}: ${result.rps} req/s, ${result.cpuMsPerRequest} CPU ms/req`);
+  return result;
+}
+
+async function main() {
+  await build();
+  console.log(
+    `Tracing bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s. Shared machine: compare the ratio, not absolutes.\n`,
+  );
+  const sink = await startSink();
+  const children = [];
+  try {
+    const off = await startServer({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_TRACES_EXPORTER: '', OTEL_METRICS_EXPORTER: '' } });
+    children.push(off);
+    const on = await startServer({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_TRACES_SAMPLER: 'always_on',
+        OTEL_METRIC_EXPORT_INTERVAL: '5000',
+        OTEL_SERVICE_NAME: 'reblog-bench',
+      },
+    });
+    children.push(on);
+    const targets = [
+      { name: 'tracing off', server: off },
+      { name: 'tracing on (100% sampled)', server: on },
+    ];
+    const rounds = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      console.log(`round ${i + 1}/${ROUNDS} (load average ${loadavg()[0].toFixed(1)})`);
+      const round = {};
+      // Alternate the order so neither always runs on a warmer machine.
+      for (const target of i % 2 ? [...targets].reverse() : targets) round[target.name] = await measure(target, i === 0);
+      rounds.push(round);
+    }
+    const ratio = median(rounds.map((r) => r[targets[1].name].rps / r[targets[0].name].rps));
+    const rows = targets.map((t) => ({
+      name: t.name,
+      rps: Math.round(median(rounds.map((r) => r[t.name].rps))),
+      p50: median(rounds.map((r) => r[t.name].p50)),
+      p99: median(rounds.map((r) => r[t.name].p99)),
+      cpuMsPerRequest: +median(rounds.map((r) => r[t.name].cpuMsPerRequest)).toFixed(3),
+    }));
+    console.log('');
+    for (const row of rows)
+      console.log(`${row.name.padEnd(28)} ${String(row.rps).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  ${row.cpuMsPerRequest} CPU ms/req`);
+    if (!sink.received.traces) throw new Error('The sink received no trace export: tracing was not on.');
+    console.log(
+      `\nThe sink received ${sink.received.traces} trace and ${sink.received.metrics} metric exports (${Math.round(sink.received.bytes / 1024)} KiB).`,
+    );
+    const verdict = { target: `tracing on ≥ ${TARGET_ON} × tracing off`, value: +ratio.toFixed(3), met: ratio >= TARGET_ON };
+    console.log(`${verdict.met ? 'MET   ' : 'MISSED'}  ${verdict.target}: ${verdict.value}`);
+
+    const latest = join(ROOT, 'bench/results/latest.json');
+    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
+    all.tracing = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverage: loadavg(),
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      durationSeconds: DURATION,
+      rows,
+      verdicts: [verdict],
+    };
+    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
+    process.exitCode = verdict.met ? 0 : 1;
+  } finally {
+    for (const child of children) await child.stop().catch(() => undefined);
+    await sink.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 2;
+});
