@@ -16,6 +16,8 @@ const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: st
   { method: 'get', path: '/admin/v1/accounts/:account/grants', openapi: '/admin/v1/accounts/{account_id}/grants' },
   { method: 'delete', path: '/admin/v1/grants/:id', openapi: '/admin/v1/grants/{id}' },
   { method: 'get', path: '/admin/v1/accounts/:account/activity', openapi: '/admin/v1/accounts/{account_id}/activity' },
+  { method: 'get', path: '/admin/v1/accounts/:account/audit', openapi: '/admin/v1/accounts/{account_id}/audit' },
+  { method: 'get', path: '/admin/v1/audit', openapi: '/admin/v1/audit' },
   { method: 'get', path: '/admin/v1/accounts/:account/jobs', openapi: '/admin/v1/accounts/{account_id}/jobs' },
   { method: 'get', path: '/admin/v1/projects/:id/trash', openapi: '/admin/v1/projects/{project_id}/trash' },
   { method: 'post', path: '/admin/v1/articles/:id/restore', openapi: '/admin/v1/articles/{article_id}/restore' },
