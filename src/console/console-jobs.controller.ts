@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
-import { accountPath, type Frame } from './console.pages.js';
+import { accountPath } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
 import { jobsPage } from './console-jobs.pages.js';
 import { ConsoleJobsService } from './console-jobs.service.js';
@@ -30,7 +30,7 @@ export class ConsoleJobsController {
     @Req() req: ConsoleRequest,
     @Res() res: Response,
   ): Promise<void> {
-    jobsPage(res, await this.frame(req), await this.jobs.list(req.browserSession.user, accountId, cursor), { done });
+    jobsPage(res, await this.console.frame(req.browserSession), await this.jobs.list(req.browserSession.user, accountId, cursor), { done });
   }
 
   @Post(':jobId/cancel')
@@ -39,7 +39,7 @@ export class ConsoleJobsController {
     const problem = await this.jobs.cancel(user, accountId, jobId);
     if (problem === null) return res.redirect(303, `${accountPath(accountId, 'jobs')}?done=cancelled`);
     // It had finished already: the page as it is now, with the service's sentence.
-    jobsPage(res, await this.frame(req), await this.jobs.list(user, accountId), { problem, status: 409 });
+    jobsPage(res, await this.console.frame(req.browserSession), await this.jobs.list(user, accountId), { problem, status: 409 });
   }
 
   /** An image a job made, under the session (the page's thumbnails): /media/:id wants a bearer credential. */
@@ -56,10 +56,5 @@ export class ConsoleJobsController {
         'Content-Disposition': 'inline',
       })
       .end(media.data);
-  }
-
-  private async frame(req: ConsoleRequest): Promise<Frame> {
-    const session = req.browserSession;
-    return { email: session.user.email, csrf: session.csrf, several: (await this.console.accounts(session.user)).length > 1 };
   }
 }

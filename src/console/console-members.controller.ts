@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
-import { accountPath, type Frame } from './console.pages.js';
+import { accountPath } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
 import { memberPage, membersPage, signInLinkPage } from './console-members.pages.js';
 import { ConsoleMembersService } from './console-members.service.js';
@@ -31,7 +31,7 @@ export class ConsoleMembersController {
     @Req() req: ConsoleRequest,
     @Res() res: Response,
   ): Promise<void> {
-    membersPage(res, await this.frame(req), await this.members.members(req.browserSession.user, accountId, cursor), { done });
+    membersPage(res, await this.console.frame(req.browserSession), await this.members.members(req.browserSession.user, accountId, cursor), { done });
   }
 
   @Post()
@@ -39,12 +39,12 @@ export class ConsoleMembersController {
     const user = req.browserSession.user;
     const outcome = await this.members.add(user, accountId, form ?? {});
     if ('added' in outcome) return res.redirect(303, `${accountPath(accountId, 'members')}?done=added`);
-    membersPage(res, await this.frame(req), await this.members.members(user, accountId), outcome);
+    membersPage(res, await this.console.frame(req.browserSession), await this.members.members(user, accountId), outcome);
   }
 
   @Get(':userId')
   async member(@Param('accountId') accountId: string, @Param('userId') userId: string, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
-    memberPage(res, await this.frame(req), await this.members.member(req.browserSession.user, accountId, userId));
+    memberPage(res, await this.console.frame(req.browserSession), await this.members.member(req.browserSession.user, accountId, userId));
   }
 
   @Post(':userId')
@@ -60,7 +60,7 @@ export class ConsoleMembersController {
     // An owner who made themselves a member no longer sees this page: their overview.
     if ('changed' in outcome)
       return res.redirect(303, outcome.changed === 'self_demoted' ? accountPath(accountId) : `${accountPath(accountId, 'members')}?done=changed`);
-    memberPage(res, await this.frame(req), await this.members.member(user, accountId, userId), outcome);
+    memberPage(res, await this.console.frame(req.browserSession), await this.members.member(user, accountId, userId), outcome);
   }
 
   @Post(':userId/remove')
@@ -68,20 +68,15 @@ export class ConsoleMembersController {
     const user = req.browserSession.user;
     const outcome = await this.members.remove(user, accountId, userId);
     if ('changed' in outcome) return res.redirect(303, outcome.changed === 'self_removed' ? '/console/' : `${accountPath(accountId, 'members')}?done=removed`);
-    memberPage(res, await this.frame(req), await this.members.member(user, accountId, userId), outcome);
+    memberPage(res, await this.console.frame(req.browserSession), await this.members.member(user, accountId, userId), outcome);
   }
 
   @Post(':userId/sign-in-link')
   async signInLink(@Param('accountId') accountId: string, @Param('userId') userId: string, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
     const outcome = await this.members.signInLink(req.browserSession.user, accountId, userId);
-    const frame = await this.frame(req);
+    const frame = await this.console.frame(req.browserSession);
     // The link is a secret: shown in this answer only (no redirect, no URL carries it).
     if ('link' in outcome) return signInLinkPage(res, frame, outcome.member, outcome.link);
     memberPage(res, frame, outcome.member, outcome);
-  }
-
-  private async frame(req: ConsoleRequest): Promise<Frame> {
-    const session = req.browserSession;
-    return { email: session.user.email, csrf: session.csrf, several: (await this.console.accounts(session.user)).length > 1 };
   }
 }

@@ -3,7 +3,6 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
-import type { Frame } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
 import { settingsPage, settingsPath } from './console-settings.pages.js';
 import { ConsoleSettingsService } from './console-settings.service.js';
@@ -30,7 +29,7 @@ export class ConsoleSettingsController {
     @Req() req: ConsoleRequest,
     @Res() res: Response,
   ): Promise<void> {
-    settingsPage(res, await this.frame(req), await this.settings.settings(req.browserSession.user, accountId, projectId), { done });
+    settingsPage(res, await this.console.frame(req.browserSession), await this.settings.settings(req.browserSession.user, accountId, projectId), { done });
   }
 
   @Post('tools')
@@ -56,16 +55,11 @@ export class ConsoleSettingsController {
     const user = req.browserSession.user;
     const outcome = await this.settings.saveWriter(user, accountId, projectId, form ?? {});
     if ('problem' in outcome) {
-      return settingsPage(res, await this.frame(req), await this.settings.settings(user, accountId, projectId), {
+      return settingsPage(res, await this.console.frame(req.browserSession), await this.settings.settings(user, accountId, projectId), {
         answers: outcome.answers,
         problem: outcome.problem,
       });
     }
     res.redirect(303, `${settingsPath(accountId, projectId)}?done=${'saved' in outcome ? 'writer' : 'unchanged'}`);
-  }
-
-  private async frame(req: ConsoleRequest): Promise<Frame> {
-    const session = req.browserSession;
-    return { email: session.user.email, csrf: session.csrf, several: (await this.console.accounts(session.user)).length > 1 };
   }
 }

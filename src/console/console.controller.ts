@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard.js';
-import { accountPath, accountsPage, appsPage, keyCreatedPage, keysPage, overviewPage, type Frame } from './console.pages.js';
+import { accountPath, accountsPage, appsPage, keyCreatedPage, keysPage, overviewPage } from './console.pages.js';
 import { ConsoleService } from './console.service.js';
 
 /**
@@ -30,12 +30,12 @@ export class ConsoleController {
 
   @Get('accounts/:accountId')
   async overview(@Param('accountId') accountId: string, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
-    overviewPage(res, await this.frame(req), await this.console.overview(req.browserSession.user, accountId));
+    overviewPage(res, await this.console.frame(req.browserSession), await this.console.overview(req.browserSession.user, accountId));
   }
 
   @Get('accounts/:accountId/apps')
   async apps(@Param('accountId') accountId: string, @Query('done') done: unknown, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
-    appsPage(res, await this.frame(req), await this.console.apps(req.browserSession.user, accountId), done);
+    appsPage(res, await this.console.frame(req.browserSession), await this.console.apps(req.browserSession.user, accountId), done);
   }
 
   @Post('accounts/:accountId/apps/:grantId/disconnect')
@@ -46,7 +46,7 @@ export class ConsoleController {
 
   @Get('accounts/:accountId/keys')
   async keys(@Param('accountId') accountId: string, @Query('done') done: unknown, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
-    keysPage(res, await this.frame(req), await this.console.keys(req.browserSession.user, accountId), { done });
+    keysPage(res, await this.console.frame(req.browserSession), await this.console.keys(req.browserSession.user, accountId), { done });
   }
 
   @Post('accounts/:accountId/keys')
@@ -58,7 +58,7 @@ export class ConsoleController {
   ): Promise<void> {
     const user = req.browserSession.user;
     const outcome = await this.console.createKey(user, accountId, form ?? {});
-    const frame = await this.frame(req);
+    const frame = await this.console.frame(req.browserSession);
     // The secret is shown in this answer and nowhere else (never in a URL, never stored): no redirect.
     if ('created' in outcome) return keyCreatedPage(res, frame, await this.console.ownedAccount(user, accountId), outcome.created);
     keysPage(res, frame, await this.console.keys(user, accountId), { form: outcome.form, problem: outcome.problem });
@@ -75,10 +75,5 @@ export class ConsoleController {
   async rest(@Param('path') path: string[] | undefined, @Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
     if (req.method === 'GET' && !path?.some((part) => part !== '')) return this.accounts(req, res);
     throw new NotFoundException();
-  }
-
-  private async frame(req: ConsoleRequest): Promise<Frame> {
-    const session = req.browserSession;
-    return { email: session.user.email, csrf: session.csrf, several: (await this.console.accounts(session.user)).length > 1 };
   }
 }

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { OUTCOMES, type Outcome } from '../activity/activity-entry.entity.js';
 import { OPERATOR } from '../auth/credentials.service.js';
@@ -280,4 +282,18 @@ export function refusedPage(res: Response, email: string | null): void {
     policy: 'console',
     body: html`<h1>Nothing was changed</h1><p class="error">This form was not sent from the console in your browser (it came from another site, or its security token does not match), so nothing was done.</p><p><a href="/console/">Back to the console</a></p>`,
   });
+}
+
+/**
+ * A console export: `csv` streamed as a download named `filename`, never cached. A failure mid-stream
+ * can no longer change the status: the download is cut short (pipeline destroys the response).
+ */
+export async function sendCsv(res: Response, filename: string, csv: Readable): Promise<void> {
+  res.status(200).set({
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${filename}"`,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  await pipeline(csv, res).catch(() => undefined);
 }

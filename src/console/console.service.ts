@@ -10,6 +10,8 @@ import type { AppConfig } from '../config/config.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import type { Membership, ProjectRoleRow, User } from '../users/user.js';
 import { UsersService } from '../users/users.service.js';
+import type { BrowserSession } from '../web/browser-sessions.service.js';
+import type { Frame } from './console.pages.js';
 
 const DAY_MS = 24 * 3_600_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -63,6 +65,11 @@ export class ConsoleService {
   ) {}
 
   /** The accounts the person belongs to. */
+  /** What every console page is drawn in: who is signed in, the session's form token, whether they have several accounts. */
+  async frame(session: BrowserSession): Promise<Frame> {
+    return { email: session.user.email, csrf: session.csrf, several: (await this.accounts(session.user)).length > 1 };
+  }
+
   accounts(user: User): Promise<Membership[]> {
     return this.users.memberships(user.id);
   }
