@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../src/oauth/clients/cimd-fetch.js';
+import { SafeFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../src/common/safe-fetch.js';
 import { documentServer, jsonRoute, selfSignedCert } from '../support/oauth.js';
 
 // The metadata-document fetch on its own: it dials only loopback, over https
@@ -115,18 +115,18 @@ describe('fetchClientMetadataDocument', () => {
 
     it.each(LITERALS)('%s: refused before any socket is opened', async (host) => {
       const err = await fetchClientMetadataDocument(`https://${host}:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CimdFetchError);
+      expect(err).toBeInstanceOf(SafeFetchError);
       expect((err as Error).message).toMatch(/^\S+ is not a public address$/);
       expect(connections).toBe(0);
     });
 
     it('a name resolving to loopback (localhost) is refused before any socket is opened', async () => {
       const err = await fetchClientMetadataDocument(`https://localhost:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CimdFetchError);
+      expect(err).toBeInstanceOf(SafeFetchError);
       expect((err as Error).message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
       // This machine's own name, which /etc/hosts may map to loopback too (or nothing resolves it).
       await expect(fetchClientMetadataDocument(`https://${hostname()}:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toBeInstanceOf(
-        CimdFetchError,
+        SafeFetchError,
       );
       expect(connections).toBe(0);
     });
@@ -137,7 +137,7 @@ describe('fetchClientMetadataDocument', () => {
         fetchClientMetadataDocument(`https://${hosts[i % hosts.length]}:${port}/doc-${i}.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e),
       );
       const errors = await Promise.all(fetches);
-      expect(errors.every((e) => e instanceof CimdFetchError && /not a public address/.test(e.message))).toBe(true);
+      expect(errors.every((e) => e instanceof SafeFetchError && /not a public address/.test(e.message))).toBe(true);
       expect(connections).toBe(0);
     });
 

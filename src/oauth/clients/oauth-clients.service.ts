@@ -11,7 +11,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Queryable } from '../../database/sql.js';
 import { OAuthError } from '../oauth-error.js';
-import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from './cimd-fetch.js';
+import { SafeFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../common/safe-fetch.js';
 import { checkClientMetadata, type ClientMetadata } from './client-metadata.js';
 import type { ClientSource, OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
@@ -147,7 +147,7 @@ export class OAuthClientsService {
     try {
       return await pending;
     } catch (err) {
-      if (!(err instanceof CimdFetchError || err instanceof DocumentError)) throw err;
+      if (!(err instanceof SafeFetchError || err instanceof DocumentError)) throw err;
       this.warnOnce(url, err, stale !== null);
       if (stale) return stale;
       if (err instanceof DocumentError) throw new UnknownClientError(`The client_id "${url}" cannot be used: its client metadata document ${err.message}.`);
@@ -156,7 +156,7 @@ export class OAuthClientsService {
   }
 
   /** Logs why a document could not be used, at most once a minute per host (a flood of ids on one host is one line a minute). */
-  private warnOnce(url: string, err: CimdFetchError | DocumentError, usingStored: boolean): void {
+  private warnOnce(url: string, err: SafeFetchError | DocumentError, usingStored: boolean): void {
     const host = new URL(url).host;
     const now = Date.now();
     if ((this.warned.get(host) ?? -Infinity) > now - WARN_EVERY_MS) return;
