@@ -1,5 +1,6 @@
 import { Client, CrossAppAccessProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { freePort } from '../../src/common/net.js';
+import { OAuthPurgeService } from '../../src/oauth/oauth-purge.service.js';
 import { startInstances, withClient, type TestDatabase } from '../support/database.js';
 import { admin, newAccountWithProjects } from '../support/fixtures.js';
 import { rpc, toolJson } from '../support/mcp-client.js';
@@ -210,6 +211,13 @@ describe('the ID-JAG grant (jwt-bearer at /oauth/token)', () => {
       await refused(await exchange(a, await idJag({ iat: now + 120, exp: now + 400 })), 'invalid_grant', /iat is in the future/);
     });
 
+    it('sent to both instances at once: one exchanges it, the other is refused', async () => {
+      const jag = await idJag();
+      const answers = await Promise.all([exchange(a, jag), exchange(b, jag)]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+      expect(answers.find((r) => r.status === 400)!.body.error_description).toMatch(/was exchanged already/);
+    });
+
     it('replayed on the other instance', async () => {
       const jag = await idJag();
       expect((await exchange(a, jag)).status).toBe(200);
@@ -294,6 +302,19 @@ describe('the ID-JAG grant (jwt-bearer at /oauth/token)', () => {
     const grants = await admin(a, 'get', `/admin/v1/accounts/${adding}/grants`, undefined, 200);
     expect(grants.items[0]).toMatchObject({ via: 'enterprise', projects: [] });
     await admin(a, 'delete', `/admin/v1/accounts/${adding}/identity-providers/${added.id}`, undefined, 204);
+  });
+
+  it('the purge forgets a jti 5 minutes after its ID-JAG expired, not before', async () => {
+    await withClient(db.url, (c) =>
+      c.query(
+        `INSERT INTO id_jag_uses (issuer, jti, expires_at) VALUES ($1, 'old', now() - interval '6 minutes'), ($1, 'recent', now() - interval '4 minutes')`,
+        [idp.issuer],
+      ),
+    );
+    const purged = await b.app.get(OAuthPurgeService).purge();
+    expect(purged.idJagUses).toBe(1);
+    const left = await withClient(db.url, (c) => c.query(`SELECT jti FROM id_jag_uses WHERE jti IN ('old', 'recent')`));
+    expect(left.rows).toEqual([{ jti: 'recent' }]);
   });
 
   it('person_claim "sub": the person bound to the issuer and subject by OIDC sign-in', async () => {
