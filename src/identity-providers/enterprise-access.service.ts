@@ -93,12 +93,12 @@ export class EnterpriseAccessService {
 
     let payload: JWTPayload;
     try {
-      payload = await this.verifySignature(assertion, providers[0], expected.audience);
+      payload = await this.verifySignature(assertion, providers, expected.audience);
     } catch (err) {
       if (!(err instanceof errors.JWKSNoMatchingKey) || !(await this.providers.refreshKeys(issuer))) throw this.refusal(err, issuer, expected.audience);
       providers = await this.providers.byIssuer(issuer);
       try {
-        payload = await this.verifySignature(assertion, providers[0], expected.audience);
+        payload = await this.verifySignature(assertion, providers, expected.audience);
       } catch (again) {
         throw this.refusal(again, issuer, expected.audience);
       }
@@ -180,11 +180,14 @@ export class EnterpriseAccessService {
     }
   }
 
-  private async verifySignature(assertion: string, provider: IdentityProviderRow, audience: string): Promise<JWTPayload> {
-    const { payload } = await jwtVerify(assertion, createLocalJWKSet(provider.jwks as JSONWebKeySet), {
+  /** Verifies with the keys the rows of one issuer hold (each account's row was fetched at its own time). */
+  private async verifySignature(assertion: string, providers: IdentityProviderRow[], audience: string): Promise<JWTPayload> {
+    const keys = new Map<string, JSONWebKeySet['keys'][number]>();
+    for (const provider of providers) for (const key of provider.jwks.keys) keys.set(JSON.stringify(key), key as JSONWebKeySet['keys'][number]);
+    const { payload } = await jwtVerify(assertion, createLocalJWKSet({ keys: [...keys.values()] }), {
       algorithms: ALGORITHMS,
       typ: ID_JAG_TYP,
-      issuer: provider.issuer,
+      issuer: providers[0].issuer,
       audience,
       clockTolerance: ID_JAG_CLOCK_SKEW_S,
       maxTokenAge: ID_JAG_MAX_AGE_S,
