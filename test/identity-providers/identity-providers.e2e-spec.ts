@@ -114,6 +114,24 @@ describe('identity providers (admin API)', () => {
     expect(await admin(t, 'get', path(), undefined, 200)).toEqual({ items: [] });
   });
 
+  it('takes keys past 5 KiB (a real provider’s certificate chains), up to 64 KiB', async () => {
+    const withKeys = (path: string, padding: number) => {
+      idp.overrides.set(`/${path}/.well-known/openid-configuration`, (_q, res) =>
+        res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ issuer: `${idp.issuer}/${path}`, jwks_uri: `${idp.issuer}/${path}/keys` })),
+      );
+      idp.overrides.set(`/${path}/keys`, (_q, res) =>
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [{ ...idp.published[0].jwk, x5c: ['A'.repeat(padding)] }] })),
+      );
+    };
+    withKeys('ten-k', 10 * 1024);
+    await admin(t, 'post', path(), { issuer: `${idp.issuer}/ten-k` }, 201);
+    withKeys('huge', 70 * 1024);
+    const error = expectError(await call(t, 'post', path(), { issuer: `${idp.issuer}/huge` }), 422, 'unprocessable');
+    expect(error.message).toMatch(/could not be fetched: it is larger than 65536 bytes\.$/);
+  });
+
   it('falls back to the RFC 8414 document when there is no OpenID one', async () => {
     const issuer = `${idp.issuer}/as`;
     idp.overrides.set('/.well-known/oauth-authorization-server/as', (_q, res) =>

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { SafeFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../src/common/safe-fetch.js';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { SafeFetchError, documentFreshnessS, fetchClientMetadataDocument, safeFetchJson } from '../../src/common/safe-fetch.js';
 import { documentServer, jsonRoute, selfSignedCert } from '../support/oauth.js';
 
 // The metadata-document fetch on its own: it dials only loopback, over https
@@ -146,6 +147,43 @@ describe('fetchClientMetadataDocument', () => {
       expect(connections).toBe(1);
       connections = 0;
     });
+  });
+});
+
+// The same fetch serves identity providers (src/identity-providers/discovery.ts): plain http only to
+// loopback, and only where private networks are allowed (the tests' identity provider).
+describe('safeFetchJson: plain http', () => {
+  let server: HttpServer;
+  let port: number;
+  let requests = 0;
+  beforeAll(async () => {
+    server = createHttpServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('to loopback with private networks allowed: fetched', async () => {
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).resolves.toMatchObject({ body: { ok: true } });
+    expect(requests).toBe(1);
+  });
+
+  it('refused without private networks, and to any host that is not loopback, before any socket is opened', async () => {
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toThrow('it is not an https URL');
+    await expect(safeFetchJson(`http://10.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow('it is not an https URL');
+    await expect(safeFetchJson(`http://idp.example.com/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow('it is not an https URL');
+    await expect(safeFetchJson(`ftp://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow('it is not an https URL');
+    expect(requests).toBe(1);
+  });
+
+  it('a larger limit when asked for (an identity provider’s keys), counted the same way', async () => {
+    server.removeAllListeners('request');
+    server.on('request', (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ p: 'x'.repeat(8 * 1024) })));
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/big.json`, { allowPrivateNetworks: true })).rejects.toThrow(/larger than 5120 bytes/);
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/big.json`, { allowPrivateNetworks: true, maxBytes: 64 * 1024 })).resolves.toBeTruthy();
   });
 });
 
