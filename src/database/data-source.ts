@@ -24,6 +24,7 @@ import { RetentionIndexes1765200050000 } from './migrations/1765200050000-retent
 import { AuditEvents1765200100000 } from './migrations/1765200100000-audit-events.js';
 import { IdentityProviders1766200000000 } from './migrations/1766200000000-identity-providers.js';
 import { EnterpriseGrants1766200000100 } from './migrations/1766200000100-enterprise-grants.js';
+import { PrivateKeyJwt1766200000200 } from './migrations/1766200000200-private-key-jwt.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -51,6 +52,7 @@ export const MIGRATIONS = [
   AuditEvents1765200100000,
   IdentityProviders1766200000000,
   EnterpriseGrants1766200000100,
+  PrivateKeyJwt1766200000200,
 ];
 
 /**

@@ -16,8 +16,9 @@ export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 export const ID_JAG_CLOCK_SKEW_S = 60;
 /** The oldest ID-JAG taken, by its `iat` (plus the skew). */
 export const ID_JAG_MAX_AGE_S = 300;
-/** Asymmetric signatures only: a shared-secret (HS*) ID-JAG could be made by anyone holding the secret. */
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+/** Asymmetric signatures only (of ID-JAGs and client assertions): a shared-secret (HS*) one could be made by anyone holding the secret. */
+export const ASSERTION_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ALGORITHMS = [...ASSERTION_ALGORITHMS];
 
 /** Why an ID-JAG is refused, as RFC 6749 §5.2 names it, with a sentence naming the failed check. */
 export class IdJagRefusal extends Error {
@@ -159,7 +160,15 @@ export class EnterpriseAccessService {
     throw refuse(`The person the ID-JAG names (${who}) is not a member of an account that trusts ${idJag.issuer}.`);
   }
 
-  /** Deletes the records of ID-JAGs expired for 5 minutes, up to `limit`. */
+  /**
+   * Spends the `jti` of an assertion of `issuer` until `expiresAt` (an ID-JAG's, or a client's own
+   * `private_key_jwt` assertion, whose issuer is its client id); false when it was spent already.
+   */
+  spend(issuer: string, jti: string, expiresAt: Date): Promise<boolean> {
+    return this.uses.use(issuer, jti, expiresAt);
+  }
+
+  /** Deletes the records of assertions expired for 5 minutes, up to `limit`. */
   purgeUses(limit: number): Promise<number> {
     return this.uses.purge(limit);
   }

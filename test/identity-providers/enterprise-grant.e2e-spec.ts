@@ -1,4 +1,6 @@
 import { Client, CrossAppAccessProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { freePort } from '../../src/common/net.js';
 import { OAuthPurgeService } from '../../src/oauth/oauth-purge.service.js';
 import { startInstances, withClient, type TestDatabase } from '../support/database.js';
@@ -315,6 +317,78 @@ describe('the ID-JAG grant (jwt-bearer at /oauth/token)', () => {
     expect(purged.idJagUses).toBe(1);
     const left = await withClient(db.url, (c) => c.query(`SELECT jti FROM id_jag_uses WHERE jti IN ('old', 'recent')`));
     expect(left.rows).toEqual([{ jti: 'recent' }]);
+  });
+
+  describe('a private_key_jwt client (RFC 7523 §2.2) exchanging an ID-JAG', () => {
+    let keyed: { client_id: string };
+    let key: Awaited<ReturnType<typeof generateKeyPair>>;
+    const assertion = (claims: Record<string, unknown> = {}, signer = key.privateKey) =>
+      new SignJWT({ iss: keyed.client_id, sub: keyed.client_id, aud: `${issuer}/oauth/token`, jti: randomUUID(), ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid: 'client-key' })
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .sign(signer);
+    const exchangeSigned = (t: TestApp, jag: string, clientAssertion: string) =>
+      t.http.post('/oauth/token').type('form').send({
+        grant_type: JWT_BEARER,
+        assertion: jag,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: clientAssertion,
+      });
+
+    beforeAll(async () => {
+      key = await generateKeyPair('ES256');
+      const res = await a.http.post('/oauth/register').send({
+        client_name: 'Keyed agent',
+        redirect_uris: ['http://127.0.0.1:9999/callback'],
+        grant_types: ['authorization_code', JWT_BEARER],
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [{ ...(await exportJWK(key.publicKey)), kid: 'client-key', alg: 'ES256' }] },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).not.toHaveProperty('client_secret');
+      keyed = { client_id: res.body.client_id };
+    });
+
+    it('authenticates with its signed assertion; the same assertion again is refused on the other instance', async () => {
+      const signed = await assertion();
+      const res = await exchangeSigned(a, await idJag({ client_id: keyed.client_id }), signed);
+      expect(res.status).toBe(200);
+      expect(await grantOf(res.body.access_token)).toMatchObject({ via: 'enterprise', client_id: keyed.client_id });
+      const again = await exchangeSigned(b, await idJag({ client_id: keyed.client_id }), signed);
+      expect(again.status).toBe(401);
+      expect(again.body).toEqual({ error: 'invalid_client', error_description: expect.stringMatching(/was used already/) });
+    });
+
+    it('refuses an assertion signed by another key, for another audience, or none at all', async () => {
+      const other = await generateKeyPair('ES256');
+      for (const signed of [await assertion({}, other.privateKey), await assertion({ aud: 'https://elsewhere.example' })]) {
+        const res = await exchangeSigned(a, await idJag({ client_id: keyed.client_id }), signed);
+        expect(res.status).toBe(401);
+        expect(res.body.error).toBe('invalid_client');
+      }
+      const bare = await a.http
+        .post('/oauth/token')
+        .type('form')
+        .send({ grant_type: JWT_BEARER, assertion: await idJag(), client_id: keyed.client_id });
+      expect(bare.status).toBe(401);
+      expect(bare.body.error_description).toMatch(/private_key_jwt/);
+    });
+
+    it('registration: private_key_jwt needs public keys as jwks', async () => {
+      const base = { redirect_uris: ['http://127.0.0.1:9999/callback'], token_endpoint_auth_method: 'private_key_jwt' };
+      const pair = await generateKeyPair('ES256', { extractable: true });
+      for (const [body, message] of [
+        [base, /must send its public keys as jwks/],
+        [{ ...base, jwks_uri: 'https://client.example/jwks' }, /jwks_uri is not supported/],
+        [{ ...base, jwks: { keys: [await exportJWK(pair.privateKey)] } }, /holds a private key/],
+        [{ ...base, jwks: { keys: [] } }, /1 to 10 keys/],
+      ] as const) {
+        const res = await a.http.post('/oauth/register').send(body);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ error: 'invalid_client_metadata', error_description: expect.stringMatching(message) });
+      }
+    });
   });
 
   it('person_claim "sub": the person bound to the issuer and subject by OIDC sign-in', async () => {

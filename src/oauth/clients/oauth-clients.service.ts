@@ -84,7 +84,9 @@ export class OAuthClientsService {
       throw new OAuthError('invalid_request', `The registration body is ${request.size} bytes; at most ${MAX_REGISTRATION_BYTES} are accepted.`, 413);
     if (!request.json) throw new OAuthError('invalid_request', 'Send the client metadata as JSON (Content-Type: application/json), as RFC 7591 says.');
     const metadata = checkClientMetadata(request.body);
-    const secret = metadata.token_endpoint_auth_method === 'none' ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
+    // A public client has no secret, nor does one that signs its own assertions.
+    const secretless = metadata.token_endpoint_auth_method === 'none' || metadata.token_endpoint_auth_method === 'private_key_jwt';
+    const secret = secretless ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
     const client = await this.clients.insert({
       id: randomBytes(18).toString('base64url'),
       client_name: metadata.client_name ?? null,

@@ -13,14 +13,24 @@ import { JWT_BEARER } from '../clients/client-metadata.js';
 import type { OAuthClient } from '../clients/oauth-client.js';
 import { OAuthClientsService, UnknownClientError } from '../clients/oauth-clients.service.js';
 import { OAuthError } from '../oauth-error.js';
-import { clientCredentials, invalidClient } from './client-auth.js';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { CLIENT_ASSERTION_TYPE, clientCredentials, invalidClient } from './client-auth.js';
 import { GrantsRepository } from './grants.repository.js';
-import { EnterpriseAccessService, IdJagRefusal, type EnterpriseGrantee, type VerifiedIdJag } from '../../identity-providers/enterprise-access.service.js';
+import {
+  ASSERTION_ALGORITHMS,
+  EnterpriseAccessService,
+  ID_JAG_CLOCK_SKEW_S,
+  IdJagRefusal,
+  type EnterpriseGrantee,
+  type VerifiedIdJag,
+} from '../../identity-providers/enterprise-access.service.js';
 import { UsersService } from '../../users/users.service.js';
 
 export const REFRESH_PREFIX = 'rbr_';
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+/** The longest a `private_key_jwt` client assertion may be meant to live. */
+const CLIENT_ASSERTION_MAX_LIFE_S = 600;
 
 /** The answer of a successful token request (RFC 6749 §5.1). */
 export interface TokenAnswer {
@@ -102,7 +112,7 @@ export class TokensService {
    * the form (either is accepted whichever it registered: the secret proves the client the same way,
    * and clients that pick the other one exist), a public one by its id alone.
    */
-  private async authenticate({ clientId, secret, basic }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
+  private async authenticate({ clientId, secret, basic, assertion }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
     if (!clientId) throw invalidClient('Name the client: client_id, or the Authorization header for a confidential client.', basic);
     let client: OAuthClient;
     try {
@@ -112,6 +122,17 @@ export class TokensService {
       throw err;
     }
     const method = client.token_endpoint_auth_method;
+    if (method === 'private_key_jwt') {
+      if (!assertion) {
+        throw invalidClient(
+          `This client authenticates with a JWT signed by one of its keys (private_key_jwt): send client_assertion_type=${CLIENT_ASSERTION_TYPE} and client_assertion.`,
+          basic,
+        );
+      }
+      await this.verifyClientAssertion(client, assertion);
+      return client;
+    }
+    if (assertion) throw invalidClient(`This client authenticates with ${method === 'none' ? 'its id alone' : 'its secret'}, not a client_assertion.`, false);
     if (method === 'none') {
       if (secret) throw invalidClient('This client is public (token_endpoint_auth_method none): it has no secret to send.', basic);
       return client;
@@ -119,6 +140,39 @@ export class TokensService {
     if (!secret) throw invalidClient(`This client authenticates with its secret (${method}).`, basic);
     if (!client.secret_hash || !sameHash(hashSecret(secret), client.secret_hash)) throw invalidClient('The client secret is wrong.', basic);
     return client;
+  }
+
+  /**
+   * A `private_key_jwt` client's assertion (RFC 7523 §3): signed by one of its registered keys, `iss`
+   * and `sub` its id, `aud` this server's issuer or its token endpoint, `exp` ahead by at most
+   * 10 minutes (60 s of skew), and a `jti` never used before by this client (spent across instances).
+   */
+  private async verifyClientAssertion(client: OAuthClient, assertion: string): Promise<void> {
+    const jwks = client.metadata.jwks as JSONWebKeySet | undefined;
+    if (!jwks?.keys?.length) throw invalidClient('This client has no registered keys to verify its client_assertion with.', false);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
+        algorithms: [...ASSERTION_ALGORITHMS],
+        issuer: client.id,
+        subject: client.id,
+        audience: [this.issuer, `${this.issuer}/oauth/token`],
+        clockTolerance: ID_JAG_CLOCK_SKEW_S,
+        requiredClaims: ['exp', 'jti'],
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError) throw invalidClient(`The client_assertion is refused: ${err.message}.`, false);
+      throw err;
+    }
+    const exp = payload.exp as number;
+    if (exp > Date.now() / 1000 + CLIENT_ASSERTION_MAX_LIFE_S + ID_JAG_CLOCK_SKEW_S) {
+      throw invalidClient(`The client_assertion expires more than ${CLIENT_ASSERTION_MAX_LIFE_S / 60} minutes from now.`, false);
+    }
+    if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 255)
+      throw invalidClient('The client_assertion has no usable jti.', false);
+    if (!(await this.enterprise.spend(client.id, payload.jti, new Date(exp * 1000)))) {
+      throw invalidClient('The client_assertion (its jti) was used already: sign a new one for each request.', false);
+    }
   }
 
   private async exchange(client: OAuthClient, form: Record<string, string>): Promise<TokenAnswer> {
