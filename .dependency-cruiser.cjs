@@ -18,7 +18,7 @@ const EDGES = 'mcp|admin|oauth|sign-in|console';
 const MCP_FEATURES = 'tools|resources|prompts|completions|tasks';
 /** The domain: services, repositories and the infrastructure under them. */
 const DOMAIN =
-  'accounts|activity|agents|ai|articles|auth|common|config|database|health|jobs|login-links|media|metrics|people|projects|queries|rate-limit|users';
+  'accounts|activity|agents|ai|articles|auth|common|config|database|health|identity-providers|jobs|login-links|media|metrics|people|projects|queries|rate-limit|users';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -16,9 +16,23 @@ import { MembersController, UsersController } from './people.controllers.js';
 import { TrashController } from './trash.controller.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { AuditController } from './audit.controller.js';
+import { IdentityProvidersModule } from '../identity-providers/identity-providers.module.js';
+import { IdentityProvidersController } from './identity-providers.controller.js';
 
 @Module({
-  imports: [AccountsModule, ProjectsModule, AuthModule, ActivityModule, JobsModule, ArticlesModule, PeopleModule, LoginLinksModule, OAuthModule, AuditModule],
+  imports: [
+    AccountsModule,
+    ProjectsModule,
+    AuthModule,
+    ActivityModule,
+    JobsModule,
+    ArticlesModule,
+    PeopleModule,
+    LoginLinksModule,
+    OAuthModule,
+    AuditModule,
+    IdentityProvidersModule,
+  ],
   controllers: [
     AccountsController,
     ProjectsController,
@@ -30,6 +44,7 @@ import { AuditController } from './audit.controller.js';
     LoginLinksController,
     OAuthClientsController,
     AuditController,
+    IdentityProvidersController,
   ],
   providers: [AdminGuard],
 })

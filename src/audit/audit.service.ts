@@ -28,6 +28,9 @@ export const AUDIT_ACTIONS = [
   'login_link.created',
   'oauth_client.deleted',
   'writer_config.saved',
+  'identity_provider.created',
+  'identity_provider.updated',
+  'identity_provider.removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -118,7 +121,7 @@ export class AuditService {
 }
 
 /** The acts that update a row in place: with nothing changed they are no act. */
-const UPDATES: ReadonlySet<AuditAction> = new Set(['project.updated', 'user.updated', 'account_member.put', 'project_member.put']);
+const UPDATES: ReadonlySet<AuditAction> = new Set(['identity_provider.updated', 'project.updated', 'user.updated', 'account_member.put', 'project_member.put']);
 
 const EXPORT_PAGE = 1_000;
 const CSV_COLUMNS = ['at', 'actor_type', 'actor_id', 'actor_email', 'action', 'target', 'change', 'ip', 'user_agent', 'request_id', 'id'] as const;

@@ -22,6 +22,9 @@ import { ActivityRequestId1765200000000 } from './migrations/1765200000000-activ
 import { JobTraceContext1765200000100 } from './migrations/1765200000100-job-trace-context.js';
 import { RetentionIndexes1765200050000 } from './migrations/1765200050000-retention-indexes.js';
 import { AuditEvents1765200100000 } from './migrations/1765200100000-audit-events.js';
+import { IdentityProviders1766200000000 } from './migrations/1766200000000-identity-providers.js';
+import { EnterpriseGrants1766200000100 } from './migrations/1766200000100-enterprise-grants.js';
+import { PrivateKeyJwt1766200000200 } from './migrations/1766200000200-private-key-jwt.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -47,6 +50,9 @@ export const MIGRATIONS = [
   JobTraceContext1765200000100,
   RetentionIndexes1765200050000,
   AuditEvents1765200100000,
+  IdentityProviders1766200000000,
+  EnterpriseGrants1766200000100,
+  PrivateKeyJwt1766200000200,
 ];
 
 /**

@@ -35,6 +35,12 @@ const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: st
   { method: 'post', path: '/admin/v1/users/:id/login-links', openapi: '/admin/v1/users/{user_id}/login-links' },
   { method: 'get', path: '/admin/v1/oauth-clients', openapi: '/admin/v1/oauth-clients' },
   { method: 'delete', path: '/admin/v1/oauth-clients/:id', openapi: '/admin/v1/oauth-clients/{client_id}' },
+  // Identity providers (docs/admin-api.md#identity-providers).
+  { method: 'get', path: '/admin/v1/accounts/:account/identity-providers', openapi: '/admin/v1/accounts/{account_id}/identity-providers' },
+  { method: 'post', path: '/admin/v1/accounts/:account/identity-providers', openapi: '/admin/v1/accounts/{account_id}/identity-providers' },
+  { method: 'get', path: '/admin/v1/accounts/:account/identity-providers/:id', openapi: '/admin/v1/accounts/{account_id}/identity-providers/{idp_id}' },
+  { method: 'patch', path: '/admin/v1/accounts/:account/identity-providers/:id', openapi: '/admin/v1/accounts/{account_id}/identity-providers/{idp_id}' },
+  { method: 'delete', path: '/admin/v1/accounts/:account/identity-providers/:id', openapi: '/admin/v1/accounts/{account_id}/identity-providers/{idp_id}' },
 ];
 
 describe('admin API: authentication, documents and HTTP edges', () => {

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../src/oauth/clients/cimd-fetch.js';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { SafeFetchError, documentFreshnessS, fetchClientMetadataDocument, safeFetchJson } from '../../src/common/safe-fetch.js';
 import { documentServer, jsonRoute, selfSignedCert } from '../support/oauth.js';
 
 // The metadata-document fetch on its own: it dials only loopback, over https
@@ -115,18 +116,18 @@ describe('fetchClientMetadataDocument', () => {
 
     it.each(LITERALS)('%s: refused before any socket is opened', async (host) => {
       const err = await fetchClientMetadataDocument(`https://${host}:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CimdFetchError);
+      expect(err).toBeInstanceOf(SafeFetchError);
       expect((err as Error).message).toMatch(/^\S+ is not a public address$/);
       expect(connections).toBe(0);
     });
 
     it('a name resolving to loopback (localhost) is refused before any socket is opened', async () => {
       const err = await fetchClientMetadataDocument(`https://localhost:${port}/doc.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CimdFetchError);
+      expect(err).toBeInstanceOf(SafeFetchError);
       expect((err as Error).message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
       // This machine's own name, which /etc/hosts may map to loopback too (or nothing resolves it).
       await expect(fetchClientMetadataDocument(`https://${hostname()}:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toBeInstanceOf(
-        CimdFetchError,
+        SafeFetchError,
       );
       expect(connections).toBe(0);
     });
@@ -137,7 +138,7 @@ describe('fetchClientMetadataDocument', () => {
         fetchClientMetadataDocument(`https://${hosts[i % hosts.length]}:${port}/doc-${i}.json`, { allowPrivateNetworks: false }).catch((e: unknown) => e),
       );
       const errors = await Promise.all(fetches);
-      expect(errors.every((e) => e instanceof CimdFetchError && /not a public address/.test(e.message))).toBe(true);
+      expect(errors.every((e) => e instanceof SafeFetchError && /not a public address/.test(e.message))).toBe(true);
       expect(connections).toBe(0);
     });
 
@@ -146,6 +147,43 @@ describe('fetchClientMetadataDocument', () => {
       expect(connections).toBe(1);
       connections = 0;
     });
+  });
+});
+
+// The same fetch serves identity providers (src/identity-providers/discovery.ts): plain http only to
+// loopback, and only where private networks are allowed (the tests' identity provider).
+describe('safeFetchJson: plain http', () => {
+  let server: HttpServer;
+  let port: number;
+  let requests = 0;
+  beforeAll(async () => {
+    server = createHttpServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('to loopback with private networks allowed: fetched', async () => {
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).resolves.toMatchObject({ body: { ok: true } });
+    expect(requests).toBe(1);
+  });
+
+  it('refused without private networks, and to any host that is not loopback, before any socket is opened', async () => {
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: false })).rejects.toThrow('it is not an https URL');
+    await expect(safeFetchJson(`http://10.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow('it is not an https URL');
+    await expect(safeFetchJson(`http://idp.example.com/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow('it is not an https URL');
+    await expect(safeFetchJson(`ftp://127.0.0.1:${port}/doc.json`, { allowPrivateNetworks: true })).rejects.toThrow('it is not an https URL');
+    expect(requests).toBe(1);
+  });
+
+  it('a larger limit when asked for (an identity provider’s keys), counted the same way', async () => {
+    server.removeAllListeners('request');
+    server.on('request', (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ p: 'x'.repeat(8 * 1024) })));
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/big.json`, { allowPrivateNetworks: true })).rejects.toThrow(/larger than 5120 bytes/);
+    await expect(safeFetchJson(`http://127.0.0.1:${port}/big.json`, { allowPrivateNetworks: true, maxBytes: 64 * 1024 })).resolves.toBeTruthy();
   });
 });
 

@@ -3,8 +3,12 @@ import { OAuthError } from '../oauth-error.js';
 import type { TokenEndpointAuthMethod } from './oauth-client.js';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris.js';
 
-export const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['none', 'client_secret_post', 'client_secret_basic'];
-const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+export const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'];
+/** The most public keys a `private_key_jwt` client registers. */
+const MAX_KEYS = 10;
+/** RFC 7523's grant type: an ID-JAG (docs/oauth.md#enterprise-managed-authorization) as the assertion. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const GRANT_TYPES = ['authorization_code', 'refresh_token', JWT_BEARER];
 const URI_FIELDS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const;
 const TEXT_FIELDS = ['software_id', 'software_version'] as const;
 
@@ -23,6 +27,8 @@ export interface ClientMetadata {
   contacts?: string[];
   software_id?: string;
   software_version?: string;
+  /** The public keys of a `private_key_jwt` client (RFC 7591 §2), which its client assertions are signed with. */
+  jwks?: { keys: Record<string, unknown>[] };
 }
 
 const invalid = (description: string) => new OAuthError('invalid_client_metadata', description);
@@ -52,10 +58,21 @@ export function checkClientMetadata(body: unknown): ClientMetadata {
   }
   const grantTypes = stringList(field('grant_types'), 'grant_types') ?? ['authorization_code', 'refresh_token'];
   const unsupported = grantTypes.filter((g) => !GRANT_TYPES.includes(g));
-  if (unsupported.length) throw invalid(`grant_types may only hold ${GRANT_TYPES.join(' and ')}; ${unsupported.join(', ')} is not supported.`);
-  if (!grantTypes.includes('authorization_code')) throw invalid('grant_types must include authorization_code: it is the only way to get a grant here.');
+  if (unsupported.length) throw invalid(`grant_types may only hold ${GRANT_TYPES.join(', ')}; ${unsupported.join(', ')} is not supported.`);
+  if (!grantTypes.includes('authorization_code'))
+    throw invalid('grant_types must include authorization_code: every client here can be connected by consent (with jwt-bearer besides, for ID-JAGs).');
   const responseTypes = stringList(field('response_types'), 'response_types') ?? ['code'];
   if (responseTypes.some((r) => r !== 'code')) throw invalid('response_types may only hold "code".');
+
+  // Keys matter only to a private_key_jwt client (for the others they are dropped, as any unused field).
+  const jwks = method === 'private_key_jwt' ? field('jwks') : undefined;
+  if (method === 'private_key_jwt' && jwks === undefined) {
+    throw invalid(
+      field('jwks_uri') !== undefined
+        ? 'jwks_uri is not supported: send the public keys themselves as jwks.'
+        : 'A private_key_jwt client must send its public keys as jwks.',
+    );
+  }
 
   const metadata: ClientMetadata = {
     redirect_uris: [...new Set(uris as string[])],
@@ -83,7 +100,23 @@ export function checkClientMetadata(body: unknown): ClientMetadata {
   }
   const contacts = stringList(field('contacts'), 'contacts');
   if (contacts) metadata.contacts = contacts.slice(0, 10);
+  if (jwks !== undefined) metadata.jwks = publicKeys(jwks);
   return metadata;
+}
+
+/** A JSON Web Key Set of 1 to 10 public keys, each with its `kty`; a private member (`d`, `k`, …) is refused. */
+function publicKeys(jwks: unknown): { keys: Record<string, unknown>[] } {
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  if (typeof jwks !== 'object' || !Array.isArray(keys) || keys.length === 0 || keys.length > MAX_KEYS) {
+    throw invalid(`jwks must be a JSON Web Key Set: an object whose "keys" holds 1 to ${MAX_KEYS} keys.`);
+  }
+  for (const key of keys as unknown[]) {
+    if (typeof key !== 'object' || key === null || Array.isArray(key) || typeof (key as { kty?: unknown }).kty !== 'string') {
+      throw invalid('Each key of jwks must be a JSON Web Key object with its kty.');
+    }
+    if (['d', 'k', 'p', 'q', 'dp', 'dq', 'qi'].some((m) => m in key)) throw invalid('jwks holds a private key: send only the public keys.');
+  }
+  return { keys: keys as Record<string, unknown>[] };
 }
 
 function text(value: unknown, name: string, max: number): string | undefined {

@@ -1,5 +1,5 @@
 export type ClientSource = 'dcr' | 'cimd';
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
 
 /** A client that may ask for grants: registered here (dcr) or described by its metadata document (cimd, id = the document's URL). */
 export interface OAuthClient {

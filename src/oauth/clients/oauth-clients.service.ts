@@ -11,7 +11,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Queryable } from '../../database/sql.js';
 import { OAuthError } from '../oauth-error.js';
-import { CimdFetchError, documentFreshnessS, fetchClientMetadataDocument } from './cimd-fetch.js';
+import { SafeFetchError, documentFreshnessS, fetchClientMetadataDocument } from '../../common/safe-fetch.js';
 import { checkClientMetadata, type ClientMetadata } from './client-metadata.js';
 import type { ClientSource, OAuthClient } from './oauth-client.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
@@ -84,7 +84,9 @@ export class OAuthClientsService {
       throw new OAuthError('invalid_request', `The registration body is ${request.size} bytes; at most ${MAX_REGISTRATION_BYTES} are accepted.`, 413);
     if (!request.json) throw new OAuthError('invalid_request', 'Send the client metadata as JSON (Content-Type: application/json), as RFC 7591 says.');
     const metadata = checkClientMetadata(request.body);
-    const secret = metadata.token_endpoint_auth_method === 'none' ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
+    // A public client has no secret, nor does one that signs its own assertions.
+    const secretless = metadata.token_endpoint_auth_method === 'none' || metadata.token_endpoint_auth_method === 'private_key_jwt';
+    const secret = secretless ? undefined : CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
     const client = await this.clients.insert({
       id: randomBytes(18).toString('base64url'),
       client_name: metadata.client_name ?? null,
@@ -147,7 +149,7 @@ export class OAuthClientsService {
     try {
       return await pending;
     } catch (err) {
-      if (!(err instanceof CimdFetchError || err instanceof DocumentError)) throw err;
+      if (!(err instanceof SafeFetchError || err instanceof DocumentError)) throw err;
       this.warnOnce(url, err, stale !== null);
       if (stale) return stale;
       if (err instanceof DocumentError) throw new UnknownClientError(`The client_id "${url}" cannot be used: its client metadata document ${err.message}.`);
@@ -156,7 +158,7 @@ export class OAuthClientsService {
   }
 
   /** Logs why a document could not be used, at most once a minute per host (a flood of ids on one host is one line a minute). */
-  private warnOnce(url: string, err: CimdFetchError | DocumentError, usingStored: boolean): void {
+  private warnOnce(url: string, err: SafeFetchError | DocumentError, usingStored: boolean): void {
     const host = new URL(url).host;
     const now = Date.now();
     if ((this.warned.get(host) ?? -Infinity) > now - WARN_EVERY_MS) return;

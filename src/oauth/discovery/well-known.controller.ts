@@ -3,6 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { SCOPES } from '../../common/tool-names.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
+import { ASSERTION_ALGORITHMS } from '../../identity-providers/enterprise-access.service.js';
+import { JWT_BEARER } from '../clients/client-metadata.js';
 import { OAuthErrorFilter } from '../oauth-error.js';
 
 /** OAuth 2.0 Protected Resource Metadata of /mcp (RFC 9728). */
@@ -28,9 +30,12 @@ export function authorizationServerMetadata(publicUrl: string, clientMetadataDoc
     registration_endpoint: `${publicUrl}/oauth/register`,
     revocation_endpoint: `${publicUrl}/oauth/revoke`,
     response_types_supported: ['code'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', JWT_BEARER],
+    // The ID-JAG profile of the JWT bearer grant (docs/oauth.md#enterprise-managed-authorization).
+    authorization_grant_profiles_supported: ['urn:ietf:params:oauth:grant-profile:id-jag'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
     scopes_supported: [...SCOPES],
     client_id_metadata_document_supported: clientMetadataDocuments,
     authorization_response_iss_parameter_supported: true,

@@ -9,22 +9,36 @@ import { SCOPES, type Scope } from '../../common/tool-names.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { canonicalResource, single } from '../authorize/authorize-params.js';
+import { JWT_BEARER } from '../clients/client-metadata.js';
 import type { OAuthClient } from '../clients/oauth-client.js';
 import { OAuthClientsService, UnknownClientError } from '../clients/oauth-clients.service.js';
 import { OAuthError } from '../oauth-error.js';
-import { clientCredentials, invalidClient } from './client-auth.js';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { CLIENT_ASSERTION_TYPE, clientCredentials, invalidClient } from './client-auth.js';
 import { GrantsRepository } from './grants.repository.js';
+import {
+  ASSERTION_ALGORITHMS,
+  EnterpriseAccessService,
+  ID_JAG_CLOCK_SKEW_S,
+  IdJagRefusal,
+  type EnterpriseGrantee,
+  type VerifiedIdJag,
+} from '../../identity-providers/enterprise-access.service.js';
+import { UsersService } from '../../users/users.service.js';
 
 export const REFRESH_PREFIX = 'rbr_';
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+/** The longest a `private_key_jwt` client assertion may be meant to live. */
+const CLIENT_ASSERTION_MAX_LIFE_S = 600;
 
 /** The answer of a successful token request (RFC 6749 §5.1). */
 export interface TokenAnswer {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  /** None for a grant made from an ID-JAG: the client asks its identity provider for a new one. */
+  refresh_token?: string;
   scope: string;
 }
 
@@ -50,6 +64,8 @@ export class TokensService {
     private readonly clients: OAuthClientsService,
     private readonly credentials: CredentialsService,
     private readonly grants: GrantsRepository,
+    private readonly enterprise: EnterpriseAccessService,
+    private readonly users: UsersService,
   ) {
     this.issuer = config.publicUrl;
   }
@@ -59,12 +75,13 @@ export class TokensService {
     if (repeated) throw new OAuthError('invalid_request', `The parameter ${repeated[0]} is sent more than once.`);
     const grantType = form.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing.');
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-      throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && grantType !== JWT_BEARER) {
+      throw new OAuthError('unsupported_grant_type', `grant_type must be authorization_code, refresh_token or ${JWT_BEARER}.`);
     }
     const client = await this.authenticate(clientCredentials(authorization, form));
     // What a token request revokes (a replayed code or refresh token), the client's request does.
     setAuditActor({ type: 'client', id: client.id });
+    if (grantType === JWT_BEARER) return this.jwtBearer(client, form as Record<string, string>);
     return grantType === 'authorization_code' ? this.exchange(client, form as Record<string, string>) : this.refresh(client, form as Record<string, string>);
   }
 
@@ -95,7 +112,7 @@ export class TokensService {
    * the form (either is accepted whichever it registered: the secret proves the client the same way,
    * and clients that pick the other one exist), a public one by its id alone.
    */
-  private async authenticate({ clientId, secret, basic }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
+  private async authenticate({ clientId, secret, basic, assertion }: ReturnType<typeof clientCredentials>): Promise<OAuthClient> {
     if (!clientId) throw invalidClient('Name the client: client_id, or the Authorization header for a confidential client.', basic);
     let client: OAuthClient;
     try {
@@ -105,6 +122,17 @@ export class TokensService {
       throw err;
     }
     const method = client.token_endpoint_auth_method;
+    if (method === 'private_key_jwt') {
+      if (!assertion) {
+        throw invalidClient(
+          `This client authenticates with a JWT signed by one of its keys (private_key_jwt): send client_assertion_type=${CLIENT_ASSERTION_TYPE} and client_assertion.`,
+          basic,
+        );
+      }
+      await this.verifyClientAssertion(client, assertion);
+      return client;
+    }
+    if (assertion) throw invalidClient(`This client authenticates with ${method === 'none' ? 'its id alone' : 'its secret'}, not a client_assertion.`, false);
     if (method === 'none') {
       if (secret) throw invalidClient('This client is public (token_endpoint_auth_method none): it has no secret to send.', basic);
       return client;
@@ -112,6 +140,39 @@ export class TokensService {
     if (!secret) throw invalidClient(`This client authenticates with its secret (${method}).`, basic);
     if (!client.secret_hash || !sameHash(hashSecret(secret), client.secret_hash)) throw invalidClient('The client secret is wrong.', basic);
     return client;
+  }
+
+  /**
+   * A `private_key_jwt` client's assertion (RFC 7523 §3): signed by one of its registered keys, `iss`
+   * and `sub` its id, `aud` this server's issuer or its token endpoint, `exp` ahead by at most
+   * 10 minutes (60 s of skew), and a `jti` never used before by this client (spent across instances).
+   */
+  private async verifyClientAssertion(client: OAuthClient, assertion: string): Promise<void> {
+    const jwks = client.metadata.jwks as JSONWebKeySet | undefined;
+    if (!jwks?.keys?.length) throw invalidClient('This client has no registered keys to verify its client_assertion with.', false);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
+        algorithms: [...ASSERTION_ALGORITHMS],
+        issuer: client.id,
+        subject: client.id,
+        audience: [this.issuer, `${this.issuer}/oauth/token`],
+        clockTolerance: ID_JAG_CLOCK_SKEW_S,
+        requiredClaims: ['exp', 'jti'],
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError) throw invalidClient(`The client_assertion is refused: ${err.message}.`, false);
+      throw err;
+    }
+    const exp = payload.exp as number;
+    if (exp > Date.now() / 1000 + CLIENT_ASSERTION_MAX_LIFE_S + ID_JAG_CLOCK_SKEW_S) {
+      throw invalidClient(`The client_assertion expires more than ${CLIENT_ASSERTION_MAX_LIFE_S / 60} minutes from now.`, false);
+    }
+    if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 255)
+      throw invalidClient('The client_assertion has no usable jti.', false);
+    if (!(await this.enterprise.spend(client.id, payload.jti, new Date(exp * 1000)))) {
+      throw invalidClient('The client_assertion (its jti) was used already: sign a new one for each request.', false);
+    }
   }
 
   private async exchange(client: OAuthClient, form: Record<string, string>): Promise<TokenAnswer> {
@@ -150,6 +211,7 @@ export class TokensService {
           scopes: found.scopes,
           projects: found.projects,
           secretPrefix: access.visiblePrefix,
+          via: 'consent',
         },
         tx,
       );
@@ -199,6 +261,64 @@ export class TokensService {
     // Narrower scopes apply to the grant's live access tokens too: answer once this instance heard it.
     if (narrowed) await this.credentials.settled();
     return this.settle(outcome);
+  }
+
+  /**
+   * RFC 7523 with an ID-JAG (docs/oauth.md#enterprise-managed-authorization): the client registered
+   * for this grant type, the ID-JAG verified and its `jti` spent, the person found in an account that
+   * trusts its issuer. The grant is an OAuth grant like a consented one (`via: "enterprise"`), on the
+   * projects where the person has a role, at that role, with the requested scopes that the ID-JAG
+   * allows; an access token only.
+   */
+  private async jwtBearer(client: OAuthClient, form: Record<string, string>): Promise<TokenAnswer> {
+    const grantTypes = client.metadata.grant_types;
+    if (!Array.isArray(grantTypes) || !grantTypes.includes(JWT_BEARER)) {
+      throw new OAuthError('unauthorized_client', `This client is not registered for the ${JWT_BEARER} grant: its grant_types must include it.`);
+    }
+    const { assertion, scope } = form;
+    if (!assertion) throw new OAuthError('invalid_request', 'assertion is missing: send the ID-JAG as assertion.');
+    const asked = scope?.trim() ? [...new Set(scope.split(' ').filter(Boolean))] : null;
+    const unknown = asked?.filter((s) => !(SCOPES as readonly string[]).includes(s)) ?? [];
+    if (unknown.length) throw new OAuthError('invalid_scope', `scope holds ${unknown.join(', ')}, which this server does not have (${SCOPES.join(' ')}).`);
+
+    let idJag: VerifiedIdJag;
+    let grantee: EnterpriseGrantee;
+    try {
+      idJag = await this.enterprise.verify(assertion, { audience: this.issuer, clientId: client.id, resource: `${this.issuer}/mcp` });
+      grantee = await this.enterprise.grantee(idJag);
+    } catch (err) {
+      if (err instanceof IdJagRefusal) throw new OAuthError(err.error, err.message);
+      throw err;
+    }
+    const allowed = idJag.scopes ?? [...SCOPES];
+    const scopes = SCOPES.filter((s) => allowed.includes(s) && (asked === null || asked.includes(s)));
+    if (!scopes.length)
+      throw new OAuthError('invalid_scope', `None of the scopes asked for (${asked!.join(' ')}) is in the ID-JAG's scope (${allowed.join(' ')}).`);
+    const accountId = grantee.provider.account_id;
+    const projects = (await this.users.projectRoles(grantee.user.id, accountId)).map((p) => ({ project_id: p.project_id, role: p.role }));
+
+    const access = newSecret(GRANT_PREFIX);
+    const answer = await this.db.transaction(async (tx) => {
+      const grant = await this.credentials.createGrant(
+        {
+          accountId,
+          userId: grantee.user.id,
+          clientId: client.id,
+          name: clientName(client),
+          scopes,
+          projects,
+          secretPrefix: access.visiblePrefix,
+          via: 'enterprise',
+          issuer: idJag.issuer,
+        },
+        tx,
+      );
+      await this.clients.touch(client.id, tx);
+      const { accessTokenTtlS } = this.config.oauth;
+      await this.grants.insertToken(access.hash, grant.id, 'access', client.id, accessTokenTtlS, tx);
+      return { access_token: access.secret, token_type: 'Bearer' as const, expires_in: accessTokenTtlS, scope: scopes.join(' ') };
+    });
+    return answer;
   }
 
   /** A new access and refresh token of a grant, stored as hashes. */

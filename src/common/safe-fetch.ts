@@ -1,21 +1,34 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { ClientRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress } from './address-policy.js';
 
-/** The limits of a metadata-document fetch (README.md#client-metadata-documents). */
+/**
+ * The limits of a fetch of a document another server publishes (a Client ID Metadata Document, an
+ * identity provider's discovery document or keys; README.md#client-metadata-documents).
+ */
 export const CIMD_TIMEOUT_MS = 5_000;
 export const CIMD_MAX_BYTES = 5 * 1024;
 
-export interface CimdFetchOptions {
+export interface SafeFetchOptions {
   /** OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: lifts the address check (tests, a private deployment). */
   allowPrivateNetworks: boolean;
   /** Trusted CA certificates instead of the default ones (and NODE_EXTRA_CA_CERTS). */
   ca?: string | Buffer;
   timeoutMs?: number;
   maxBytes?: number;
+  /** What the request says it is for, in its User-Agent. */
+  purpose?: string;
+}
+
+/** Whether `url` is plain http to this machine by name or address (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHttp(url: URL): boolean {
+  if (url.protocol !== 'http:') return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The document as fetched: its JSON and the `Cache-Control` it came with. */
@@ -25,8 +38,8 @@ export interface FetchedDocument {
 }
 
 /** Why a document could not be fetched, in words for the log (the client is told only that it could not be). */
-export class CimdFetchError extends Error {
-  override name = 'CimdFetchError';
+export class SafeFetchError extends Error {
+  override name = 'SafeFetchError';
 }
 
 /** The addresses a host was checked at; the connection may go to these only. */
@@ -41,18 +54,18 @@ async function checkedAddresses(hostname: string, allowPrivateNetworks: boolean)
   const bare = hostname.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family) {
-    if (!allowPrivateNetworks && !isPublicAddress(bare)) throw new CimdFetchError(`${bare} is not a public address`);
+    if (!allowPrivateNetworks && !isPublicAddress(bare)) throw new SafeFetchError(`${bare} is not a public address`);
     return [{ address: bare, family }];
   }
   let addresses: LookupAddress[];
   try {
     addresses = await dnsLookup(bare, { all: true });
   } catch (err) {
-    throw new CimdFetchError(`${bare} could not be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new SafeFetchError(`${bare} could not be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  if (!addresses.length) throw new CimdFetchError(`${bare} resolves to no address`);
+  if (!addresses.length) throw new SafeFetchError(`${bare} resolves to no address`);
   const refused = allowPrivateNetworks ? undefined : addresses.find((a) => !isPublicAddress(a.address));
-  if (refused) throw new CimdFetchError(`${bare} resolves to ${refused.address}, which is not a public address`);
+  if (refused) throw new SafeFetchError(`${bare} resolves to ${refused.address}, which is not a public address`);
   return addresses;
 }
 
@@ -66,20 +79,26 @@ function pinnedLookup(addresses: CheckedAddresses): LookupFunction {
   };
 }
 
+/** Fetches a Client ID Metadata Document ({@link safeFetchJson}). */
+export function fetchClientMetadataDocument(url: string, options: SafeFetchOptions): Promise<FetchedDocument> {
+  return safeFetchJson(url, { purpose: 'OAuth client metadata', ...options });
+}
+
 /**
- * Fetches a Client ID Metadata Document: https GET, a connection of its own (no agent), no redirect
- * followed, the whole answer (name resolution included) within `timeoutMs` (5 s) and at most
- * `maxBytes` (5 KiB), JSON. The host is resolved first and, unless private networks are allowed,
- * every address it has must be public: only then is a socket opened, to the addresses checked
- * (an IP-literal host is checked as it is, and dialled as it is).
+ * Fetches a JSON document another server publishes: https GET, a connection of its own (no agent),
+ * no redirect followed, the whole answer (name resolution included) within `timeoutMs` (5 s) and at
+ * most `maxBytes` (5 KiB), JSON. The host is resolved first and, unless private networks are
+ * allowed, every address it has must be public: only then is a socket opened, to the addresses
+ * checked (an IP-literal host is checked as it is, and dialled as it is). Plain http is refused,
+ * except to a loopback host when private networks are allowed (tests, a private deployment).
  */
-export function fetchClientMetadataDocument(url: string, options: CimdFetchOptions): Promise<FetchedDocument> {
+export function safeFetchJson(url: string, options: SafeFetchOptions): Promise<FetchedDocument> {
   const timeoutMs = options.timeoutMs ?? CIMD_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? CIMD_MAX_BYTES;
   return new Promise<FetchedDocument>((resolve, reject) => {
     let settled = false;
     let req: ClientRequest | undefined;
-    const finish = (err: CimdFetchError | null, document?: FetchedDocument) => {
+    const finish = (err: SafeFetchError | null, document?: FetchedDocument) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -87,17 +106,22 @@ export function fetchClientMetadataDocument(url: string, options: CimdFetchOptio
       if (err) reject(err);
       else resolve(document!);
     };
-    const fail = (message: string) => finish(new CimdFetchError(message));
+    const fail = (message: string) => finish(new SafeFetchError(message));
     const timer = setTimeout(() => fail(`no complete answer within ${timeoutMs / 1000} s`), timeoutMs);
 
+    const parsed = new URL(url);
+    const plain = parsed.protocol === 'http:';
+    if (parsed.protocol !== 'https:' && !(plain && options.allowPrivateNetworks && isLoopbackHttp(parsed))) {
+      return fail('it is not an https URL');
+    }
     const send = (addresses: CheckedAddresses) => {
       if (settled) return;
-      req = request(
+      req = (plain ? httpRequest : request)(
         url,
         {
           method: 'GET',
           agent: false,
-          headers: { Accept: 'application/json', 'User-Agent': 'reblog-mcp (OAuth client metadata)' },
+          headers: { Accept: 'application/json', 'User-Agent': `reblog-mcp (${options.purpose ?? 'OAuth client metadata'})` },
           lookup: pinnedLookup(addresses),
           ...(options.ca ? { ca: options.ca } : {}),
         },
@@ -131,7 +155,7 @@ export function fetchClientMetadataDocument(url: string, options: CimdFetchOptio
       req.on('error', (err: NodeJS.ErrnoException) => fail(`it could not be fetched (${err.message})`));
       req.end();
     };
-    checkedAddresses(new URL(url).hostname, options.allowPrivateNetworks).then(send, (err: CimdFetchError) => finish(err));
+    checkedAddresses(parsed.hostname, options.allowPrivateNetworks).then(send, (err: SafeFetchError) => finish(err));
   });
 }
 
