@@ -166,13 +166,17 @@ ${model.again ? html`<p><a href="/oauth/login">Back to sign-in</a></p>` : null}`
   });
 }
 
-/** `proxy` is the only method and the request did not come through the gateway signed in: 401. */
-export function gatewayPage(res: Response): void {
+/**
+ * `proxy` is the only method and the request did not come through the gateway signed in: 401. While
+ * some account signs its people in through its own identity provider, the work-email form too.
+ */
+export function gatewayPage(res: Response, company?: { csrf: string; returnTo: string | null } | null): void {
   sendPage(res, {
     title: 'Sign in through your gateway',
     status: 401,
     body: html`<h1>Sign in through your company's gateway</h1>
-<p>This server signs people in through their company's gateway (single sign-on). Open this page through the gateway's address and sign in there.</p>`,
+<p>This server signs people in through their company's gateway (single sign-on). Open this page through the gateway's address and sign in there.</p>
+${company ? companyForm(company.csrf, company.returnTo, undefined, false) : null}`,
   });
 }
 

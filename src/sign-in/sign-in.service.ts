@@ -54,7 +54,8 @@ export class SignInService {
    * The sign-in page (`GET /oauth/login`), also for other pages whose visitor must sign in first
    * (`returnTo` = where they were going). A GET never consumes a link's token. A signed-in person
    * without a token gets who they are and a Sign out button; when `proxy` is the only method, a
-   * visitor the gateway did not sign in gets the 401 page.
+   * visitor the gateway did not sign in gets the 401 page. While some account signs its people in
+   * through its own identity provider, either page has the work-email form too (CompanySignInService).
    */
   async showSignIn(req: Request, res: Response, query: { token?: unknown; return_to?: unknown } = {}): Promise<void> {
     const session = await this.sessions.current(req);
@@ -62,7 +63,7 @@ export class SignInService {
     const token = typeof query.token === 'string' && query.token.length <= 200 ? query.token : null;
     if (session && !token) return signedInPage(res, { user: session.user, csrf: session.csrf, returnTo });
     const company = await this.company.offered();
-    if (this.proxyOnly && !company) return gatewayPage(res);
+    if (this.proxyOnly) return gatewayPage(res, company ? { csrf: this.csrf.token(req, res), returnTo } : null);
     // Whose sign-in the link is, so that a person sent someone else's link sees it before pressing.
     const link = token && this.config.loginMethods.includes('link') ? await this.links.describe(token) : null;
     signInPage(res, { methods: this.config.loginMethods, csrf: this.csrf.token(req, res), token, link, returnTo, signedIn: session?.user, company });

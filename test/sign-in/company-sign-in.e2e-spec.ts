@@ -121,6 +121,15 @@ describe('sign-in through the account’s identity provider', () => {
     expect(field(page.text, 'return_to')).toBe('/console/x');
   });
 
+  it('with proxy the only method, the 401 gateway page offers the work-email field too', async () => {
+    const gatewayOnly = await db.app({ LOGIN_METHODS: 'proxy', AUTH_PROXY_TRUSTED_CIDRS: '10.0.0.0/8', OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const page = await gatewayOnly.http.get('/oauth/login');
+    expect(page.status).toBe(401);
+    expect(page.text).toMatch(/Sign in through your company's gateway/);
+    expect(page.text).toContain('action="/oauth/login/company"');
+    expect(field(page.text, 'csrf')).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+
   it('happy path (email rule): the work email leads to the account’s provider with PKCE, state and nonce; the verified email signs the person in', async () => {
     const started = await start(alice.email.toUpperCase(), { return_to: '/console/accounts/x' });
     expect(started.authorize.origin + started.authorize.pathname).toBe(`${acmeIdp.issuer.url}/authorize`);
