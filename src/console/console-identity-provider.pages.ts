@@ -59,7 +59,7 @@ function providerSection(data: IdentityProviderPageData, p: IdentityProviderView
     : html`<span class="muted">not set up (no client ID)</span>`;
   return html`<section class="panel" aria-labelledby="idp-${p.id}">
 <h2 class="issuer" id="idp-${p.id}">${p.issuer}</h2>
-<dl class="details">
+<dl class="details provider">
 <div><dt>Issuer</dt><dd><code>${p.issuer}</code></dd></div>
 <div><dt>Names people by</dt><dd><code>${p.person_claim}</code>: ${CLAIMS[p.person_claim]}</dd></div>
 <div><dt>People who are not members</dt><dd>${UNKNOWN[p.unknown_people]}</dd></div>
@@ -111,7 +111,7 @@ ${fields('idp-new', blank, null)}
 </form>
 <section class="panel" aria-labelledby="copy">
 <h2 id="copy">Values for your identity provider</h2>
-<p class="muted">Copy these into the app you create for Reblog at your provider (docs: Okta, Microsoft Entra ID).</p>
+<p class="muted">Copy these into the application you create for Reblog at your provider.</p>
 ${copyValue('copy-redirect', 'Sign-in redirect URI', data.copy.redirectUri, html`Okta: “Sign-in redirect URIs” of an OIDC Web Application. Entra ID: a “Web” redirect URI of the app registration.`)}
 ${copyValue('copy-audience', 'Audience of ID-JAGs (this server’s issuer)', data.copy.audience, html`The <code>aud</code> of the identity assertions the provider issues for Reblog.`)}
 ${copyValue('copy-resource', 'Resource', data.copy.resource, html`The MCP server the assertions are for (<code>resource</code>).`)}

@@ -97,5 +97,8 @@ dl.details dt { color: var(--muted); }
 dl.details dd { margin: 0; overflow-wrap: anywhere; }
 /* Identity provider: an issuer is a long URL; each provider's change form folds away. */
 h2.issuer { overflow-wrap: anywhere; }
+dl.provider { grid-template-columns: minmax(7rem, 14rem) 1fr; }
+@media (max-width: 40rem) { dl.provider { grid-template-columns: 1fr; gap: 0; } dl.provider dd { margin-bottom: .6rem; } }
+form select { max-width: 100%; }
 details.change { margin: .5rem 0 1rem; } details.change summary { cursor: pointer; color: var(--accent); }
 `;
