@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { IdentityProvidersService } from '../../src/identity-providers/identity-providers.service.js';
 import { NO_COMPANY_SIGN_IN } from '../../src/sign-in/company/company-sign-in.service.js';
@@ -334,5 +335,51 @@ describe('sign-in through the account’s identity provider', () => {
     const res = await t.http.get(callback.pathname + callback.search).set('Cookie', started.cookie);
     expect(res.status).toBe(400);
     expect(await sessionsOf(t, person.id)).toBe(0);
+  });
+});
+
+describe('sign-in with your company: the provider’s endpoints follow the address rules', () => {
+  it('a token endpoint on a private address is never dialled (private networks not allowed): the sign-in fails with 400', async () => {
+    let connections = 0;
+    const listener = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((ready) => listener.listen(0, '127.0.0.1', ready));
+    const port = (listener.address() as AddressInfo).port;
+    const {
+      db,
+      apps: [t],
+    } = await startInstances({ OAUTH_IP_RATE_LIMIT_PER_MINUTE: '100000' });
+    try {
+      const { accountId } = await newAccountWithProjects(t, [{ name: 'Private endpoints' }]);
+      const person = await newUser(t);
+      await addAccountMember(t, accountId, person.id, 'member');
+      // As the registry would keep it had the issuer's public discovery document named a private token endpoint.
+      const issuer = 'https://idp.example.com';
+      const metadata = { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `https://127.0.0.1:${port}/token`, jwks_uri: `${issuer}/jwks` };
+      await sqlOn(
+        t,
+        `INSERT INTO identity_providers (id, account_id, issuer, oidc_client_id, metadata, jwks, jwks_fetched_at)
+         VALUES (gen_random_uuid(), $1, $2, 'reblog', $3::jsonb, '{"keys": []}'::jsonb, now())`,
+        [accountId, issuer, JSON.stringify(metadata)],
+      );
+      const page = await openSignIn(t, '/oauth/login');
+      const started = await t.http.post('/oauth/login/company').type('form').set('Cookie', page.cookie).send({ csrf: page.csrf, email: person.email });
+      expect(started.status).toBe(303);
+      const authorize = new URL(started.headers.location);
+      expect(authorize.origin).toBe(issuer);
+      const state = authorize.searchParams.get('state')!;
+      const res = await t.http
+        .get(`/oauth/callback/oidc?code=some-code&state=${state}`)
+        .set('Cookie', `rb_oidc_state=${setCookies(started).rb_oidc_state.value}`);
+      expect(res.status).toBe(400);
+      expect(res.text).toMatch(/could not be verified/);
+      expect(connections).toBe(0);
+      expect(await sessionsOf(t, person.id)).toBe(0);
+    } finally {
+      await db.drop();
+      await new Promise((done) => listener.close(done));
+    }
   });
 });

@@ -182,5 +182,6 @@ function issuerOf(provider: SignInProvider): OidcIssuer {
     clientId: provider.oidc_client_id!,
     clientSecret: provider.oidc_client_secret ?? undefined,
     metadata: provider.metadata,
+    addressChecked: true,
   };
 }

@@ -3,6 +3,7 @@ import { parse } from 'cookie';
 import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import { hashSecret, sameHash } from '../../auth/secrets.js';
+import { checkedFetch } from '../../common/checked-fetch.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { OIDC_CALLBACK_PATH } from '../../web/sign-in-paths.js';
@@ -30,6 +31,11 @@ export interface OidcIssuer {
   clientSecret?: string;
   /** Its discovery document, when already fetched and kept (an account's provider); else it is discovered here. */
   metadata?: Record<string, unknown>;
+  /**
+   * Its endpoints come from a document another party serves (an account's provider, not the
+   * operator's): the token and userinfo requests follow the address rules of that document's fetch.
+   */
+  addressChecked?: boolean;
 }
 
 /** The provider could not be reached (discovery failed): the caller answers its 503 page. */
@@ -61,12 +67,14 @@ export class OidcFlow {
   private readonly log = new Logger('OidcSignIn');
   private readonly configurations = new Map<string, Promise<oidc.Configuration>>();
   private readonly secure: boolean;
+  private readonly checkedFetch: ReturnType<typeof checkedFetch>;
 
   constructor(
     private readonly pending: OidcRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.secure = config.publicUrl.startsWith('https:');
+    this.checkedFetch = checkedFetch({ allowPrivateNetworks: config.oauth.cimdAllowPrivateNetworks });
   }
 
   /**
@@ -198,6 +206,7 @@ export class OidcFlow {
     const configuration = new oidc.Configuration(issuer.metadata as unknown as oidc.ServerMetadata, issuer.clientId, issuer.clientSecret);
     configuration.timeout = PROVIDER_TIMEOUT_S;
     if (insecure) oidc.allowInsecureRequests(configuration);
+    if (issuer.addressChecked) configuration[oidc.customFetch] = this.checkedFetch;
     return configuration;
   }
 }
