@@ -259,6 +259,17 @@ describe('sign-in through the account’s identity provider', () => {
     expect(crossSite.status).toBe(403);
   });
 
+  it('the work-email form counts in the per-IP sign-in limit (429 with Retry-After past it)', async () => {
+    const limited = await db.app({ OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS: 'true', OAUTH_IP_RATE_LIMIT_PER_MINUTE: '3' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await limited.http.post('/oauth/login/company').type('form').send({ email: alice.email });
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(statuses).toEqual([403, 403, 403, 429, 429]);
+  });
+
   it('a person of several accounts with providers chooses one; a provider that is not theirs is the neutral sentence', async () => {
     const page = await openSignIn(t, '/oauth/login');
     const choice = await postCompany(page, { email: both.email });
