@@ -62,7 +62,21 @@ const keyView = ({ id, name, prefix, scopes, projects, revoked_at, created_at, c
   created_at,
   created_by,
 });
-const grantView = ({ id, name, prefix, scopes, projects, expires_at, revoked_at, created_at, source, user_id, client_id, revoked_reason }: CredentialView) => ({
+const grantView = ({
+  id,
+  name,
+  prefix,
+  scopes,
+  projects,
+  expires_at,
+  revoked_at,
+  created_at,
+  source,
+  user_id,
+  client_id,
+  revoked_reason,
+  via,
+}: CredentialView) => ({
   id,
   client_name: name,
   token_prefix: prefix,
@@ -75,6 +89,7 @@ const grantView = ({ id, name, prefix, scopes, projects, expires_at, revoked_at,
   user_id,
   client_id,
   revoked_reason,
+  via,
 });
 
 @ApiTags('credentials')

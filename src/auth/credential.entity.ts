@@ -4,6 +4,8 @@ import type { ProjectRole, Scope } from '../common/tool-names.js';
 export type CredentialType = 'api_key' | 'grant';
 /** Who made a grant: an operator through the admin API, or a person through the OAuth consent page. */
 export type CredentialSource = 'admin' | 'oauth';
+/** How an OAuth grant was made: a person's consent, or their identity provider's ID-JAG (null: not an OAuth grant). */
+export type GrantVia = 'consent' | 'enterprise';
 export type RevokedReason = 'admin' | 'user' | 'refresh_token_reuse' | 'code_replay' | 'client_deleted';
 
 /** An API key or an OAuth grant: a hashed bearer secret of one account. */
@@ -27,6 +29,7 @@ export class Credential {
   @Column('text', { nullable: true }) revoked_reason: RevokedReason | null;
   /** The person who made it: in the console, or by consenting (an OAuth grant); null for the operator (admin token). */
   @Column('uuid', { nullable: true }) created_by: string | null;
+  @Column('text', { nullable: true }) via: GrantVia | null;
 }
 
 @Entity('credential_projects')

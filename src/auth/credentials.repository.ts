@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { row, rows, run, sql, type Queryable } from '../database/sql.js';
-import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
+import type { Credential, CredentialProject, CredentialSource, CredentialType, GrantVia, RevokedReason } from './credential.entity.js';
 
 /** A credential with the projects it reaches, as the request path resolves a bearer secret to it. */
 export interface PrincipalRow {
@@ -32,11 +32,12 @@ const INSERT = sql<
     userId: string | null,
     clientId: string | null,
     createdBy: string | null,
+    via: GrantVia | null,
   ]
 >(
   'credentials.insert',
-  `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at, source, user_id, client_id, created_by)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13)`,
+  `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, expires_at, revoked_at, created_at, source, user_id, client_id, created_by, via)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14)`,
 );
 
 const INSERT_LINKS = sql<[credentialId: string, accountId: string, projectIds: string[], roles: ProjectRole[]]>(
@@ -101,16 +102,17 @@ const REVOKE_CLIENT_GRANTS = sql<[clientId: string], { id: string; account_id: s
  * The unrevoked credential a bearer secret names: an API key or admin grant by its own hash, an OAuth
  * grant by one of its access tokens (with that token's expiry). An OAuth grant reaches only the
  * projects where its person still has a role, at the lower of the consented and the current role,
- * and nothing at all once the person is disabled.
+ * and nothing at all once the person is disabled; a grant made from an ID-JAG (`via` enterprise),
+ * nothing at all once the person is no longer a member of its account either.
  */
 const FIND_PRINCIPAL = sql<[secretHash: Buffer], PrincipalRow>(
   'credentials.find_principal',
   `WITH found AS (
-     SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, c.expires_at, c.secret_hash AS matched_hash
+     SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, c.expires_at, c.secret_hash AS matched_hash, c.via
        FROM credentials c
       WHERE c.secret_hash = $1 AND c.revoked_at IS NULL
      UNION ALL
-     SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, t.expires_at, t.token_hash
+     SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, t.expires_at, t.token_hash, c.via
        FROM oauth_tokens t JOIN credentials c ON c.id = t.credential_id
       WHERE t.token_hash = $1 AND t.kind = 'access' AND c.revoked_at IS NULL
    )
@@ -128,7 +130,9 @@ const FIND_PRINCIPAL = sql<[secretHash: Buffer], PrincipalRow>(
             WHERE cp.credential_id = f.id AND (f.user_id IS NULL OR am.role = 'owner' OR pm.role IS NOT NULL)) AS projects
      FROM found f
      LEFT JOIN users u ON u.id = f.user_id
-    WHERE f.user_id IS NULL OR u.disabled_at IS NULL`,
+    WHERE (f.user_id IS NULL OR u.disabled_at IS NULL)
+      AND (f.via IS DISTINCT FROM 'enterprise'
+           OR EXISTS (SELECT 1 FROM account_members m WHERE m.account_id = f.account_id AND m.user_id = f.user_id))`,
   { hot: true },
 );
 
@@ -157,6 +161,7 @@ export class CredentialsRepository {
       c.user_id,
       c.client_id,
       c.created_by,
+      c.via,
     ]);
     if (links.length) await run(db, INSERT_LINKS, [c.id, c.account_id, links.map((l) => l.project_id), links.map((l) => l.role)]);
   }

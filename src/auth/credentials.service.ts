@@ -8,7 +8,7 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import type { ProjectRole, Scope } from '../common/tool-names.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import type { Credential, CredentialProject, CredentialSource, CredentialType, RevokedReason } from './credential.entity.js';
+import type { Credential, CredentialProject, CredentialSource, CredentialType, GrantVia, RevokedReason } from './credential.entity.js';
 import { CredentialsRepository, type ConnectedGrant } from './credentials.repository.js';
 import { DatabaseNotifications } from '../database/notifications.service.js';
 import { GRANT_PREFIX, KEY_PREFIX, newSecret } from './secrets.js';
@@ -34,6 +34,10 @@ export interface GrantInput {
   projects: { project_id: string; role: ProjectRole }[];
   /** The visible prefix of its first access token (a grant has no secret of its own). */
   secretPrefix: string;
+  /** `consent` (the person said yes on the consent page) or `enterprise` (their identity provider's ID-JAG). */
+  via: GrantVia;
+  /** The identity provider's issuer, for a grant made `via: "enterprise"` (recorded in the audit trail). */
+  issuer?: string;
 }
 
 /** `created_by` of a credential the operator made with the admin token. */
@@ -71,6 +75,8 @@ export interface CredentialView {
   created_by: string;
   /** That person's email; null for the operator, or a person since deleted. */
   created_by_email: string | null;
+  /** How an OAuth grant was made: `consent` or `enterprise` (an identity provider's ID-JAG); null for the others. */
+  via: GrantVia | null;
 }
 
 /**
@@ -121,6 +127,7 @@ export class CredentialsService {
       client_id: null,
       revoked_reason: null,
       created_by: input.createdBy?.id ?? null,
+      via: null,
     };
     const links: CredentialProject[] = input.projects.map((p) => ({
       credential_id: credential.id,
@@ -161,6 +168,7 @@ export class CredentialsService {
       client_id: input.clientId,
       revoked_reason: null,
       created_by: input.userId,
+      via: input.via,
     };
     const links: CredentialProject[] = input.projects.map((p) => ({
       credential_id: grant.id,
@@ -172,10 +180,14 @@ export class CredentialsService {
     await this.audit.record(tx, {
       action: 'grant.created',
       accountId: input.accountId,
-      target: { credential_id: grant.id, client_id: input.clientId },
-      change: { after: { name: grant.name, scopes: grant.scopes, projects: input.projects } },
-      // The person's consent makes it, whichever request carries it out.
-      actor: { type: 'user', id: input.userId },
+      // An ID-JAG's grant names its person here: its actor is the client.
+      target: { credential_id: grant.id, client_id: input.clientId, ...(input.via === 'enterprise' ? { user_id: input.userId } : {}) },
+      change: {
+        after: { name: grant.name, scopes: grant.scopes, projects: input.projects, via: input.via, ...(input.issuer ? { issuer: input.issuer } : {}) },
+      },
+      // The person's consent makes it, whichever request carries it out; an ID-JAG's grant is the
+      // client's request (the request's actor), on the identity provider's word.
+      ...(input.via === 'consent' ? { actor: { type: 'user' as const, id: input.userId } } : {}),
     });
     return grant;
   }
@@ -286,5 +298,6 @@ function view(c: Credential & { created_by_email: string | null; client_name?: s
     revoked_reason: c.revoked_reason,
     created_by: c.created_by ?? OPERATOR,
     created_by_email: c.created_by_email,
+    via: c.via ?? null,
   };
 }

@@ -23,6 +23,7 @@ import { JobTraceContext1765200000100 } from './migrations/1765200000100-job-tra
 import { RetentionIndexes1765200050000 } from './migrations/1765200050000-retention-indexes.js';
 import { AuditEvents1765200100000 } from './migrations/1765200100000-audit-events.js';
 import { IdentityProviders1766200000000 } from './migrations/1766200000000-identity-providers.js';
+import { EnterpriseGrants1766200000100 } from './migrations/1766200000100-enterprise-grants.js';
 import { CompanySignIn1766300000000 } from './migrations/1766300000000-company-sign-in.js';
 
 export const MIGRATIONS = [
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   RetentionIndexes1765200050000,
   AuditEvents1765200100000,
   IdentityProviders1766200000000,
+  EnterpriseGrants1766200000100,
   CompanySignIn1766300000000,
 ];
 

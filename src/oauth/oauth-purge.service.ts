@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { EnterpriseAccessService } from '../identity-providers/enterprise-access.service.js';
 import { LoginLinksService } from '../login-links/login-links.service.js';
 import { BrowserSessionsService } from '../web/browser-sessions.service.js';
 import { AuthorizationsRepository } from './authorize/authorizations.repository.js';
@@ -23,8 +24,8 @@ async function inBatches(step: (limit: number) => Promise<number>): Promise<numb
 /**
  * Deletes, on a timer in every instance (as MCP sessions are purged), the clients that never got a
  * grant within a day, consent requests expired for an hour, codes expired for a day (a replay is
- * still recognised until then), tokens expired for an hour, expired browser sessions and login links
- * expired for a day. Every statement works by Postgres' clock, in batches that skip the rows
+ * still recognised until then), tokens expired for an hour, expired browser sessions, login links
+ * expired for a day, and the `jti`s of ID-JAGs expired for 5 minutes. Every statement works by Postgres' clock, in batches that skip the rows
  * another instance holds, so instances purging at once do not wait on each other.
  */
 @Injectable()
@@ -39,10 +40,19 @@ export class OAuthPurgeService implements OnApplicationBootstrap, OnModuleDestro
     private readonly grants: GrantsRepository,
     private readonly browserSessions: BrowserSessionsService,
     private readonly loginLinks: LoginLinksService,
+    private readonly enterprise: EnterpriseAccessService,
   ) {}
 
   /** Runs every purge once; answers what each deleted. */
-  async purge(): Promise<{ clients: number; requests: number; codes: number; tokens: number; browserSessions: number; loginLinks: number }> {
+  async purge(): Promise<{
+    clients: number;
+    requests: number;
+    codes: number;
+    tokens: number;
+    browserSessions: number;
+    loginLinks: number;
+    idJagUses: number;
+  }> {
     return {
       clients: await inBatches((n) => this.clients.purgeUnused(n)),
       requests: await inBatches((n) => this.authorizations.purgeRequests(n)),
@@ -50,6 +60,7 @@ export class OAuthPurgeService implements OnApplicationBootstrap, OnModuleDestro
       tokens: await inBatches((n) => this.grants.purgeTokens(n)),
       browserSessions: await inBatches((n) => this.browserSessions.purge(n)),
       loginLinks: await inBatches((n) => this.loginLinks.purge(n)),
+      idJagUses: await inBatches((n) => this.enterprise.purgeUses(n)),
     };
   }
 

@@ -1,4 +1,5 @@
 import { AuditModule } from '../audit/audit.module.js';
+import { IdentityProvidersModule } from '../identity-providers/identity-providers.module.js';
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { RateLimitStoreModule } from '../rate-limit/rate-limit.module.js';
@@ -26,7 +27,7 @@ import { TokensService } from './tokens/tokens.service.js';
  * product's own credential record, so /mcp needs no second path for it.
  */
 @Module({
-  imports: [AuthModule, RateLimitStoreModule, UsersModule, WebModule, LoginLinksModule, AuditModule],
+  imports: [AuthModule, RateLimitStoreModule, UsersModule, WebModule, LoginLinksModule, AuditModule, IdentityProvidersModule],
   controllers: [WellKnownController, RegistrationController, AuthorizeController, TokenController],
   providers: [
     OAuthEdgeMiddleware,

@@ -12,6 +12,11 @@ const INSERT = sql<[id: string, email: string, name: string | null], User>(
 );
 const FIND = sql<[id: string], User>('users.find', `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`);
 const LOCK = sql<[id: string], User>('users.lock', `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 FOR UPDATE`);
+// The person an identity provider's issuer and subject are bound to (by their first OIDC sign-in).
+const FIND_BY_OIDC_SUBJECT = sql<[issuer: string, subject: string], User>(
+  'users.find_by_oidc_subject',
+  `SELECT ${USER_COLUMNS} FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2`,
+);
 const FIND_BY_EMAIL = sql<[email: string], User>('users.find_by_email', `SELECT ${USER_COLUMNS} FROM users WHERE email = lower($1)`);
 
 // The admin list: every user, or the one with an email (any case); newest first, after a cursor's id.
@@ -63,6 +68,10 @@ export class UsersRepository {
   /** The user; locked for the caller's transaction `db` when `lock`. */
   find(id: string, db: Queryable = this.db, lock = false): Promise<User | null> {
     return row(db, lock ? LOCK : FIND, [id]);
+  }
+
+  findByOidcSubject(issuer: string, subject: string, db: Queryable = this.db): Promise<User | null> {
+    return row(db, FIND_BY_OIDC_SUBJECT, [issuer, subject]);
   }
 
   findByEmail(email: string, db: Queryable = this.db): Promise<User | null> {

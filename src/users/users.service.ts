@@ -19,6 +19,11 @@ export class UsersService {
     return this.users.findByEmail(email);
   }
 
+  /** The person an identity provider's issuer and subject are bound to (their OIDC sign-in), or null. */
+  findByOidcSubject(issuer: string, subject: string): Promise<User | null> {
+    return this.users.findByOidcSubject(issuer, subject);
+  }
+
   memberships(userId: string): Promise<Membership[]> {
     return this.users.memberships(userId);
   }

@@ -18,6 +18,7 @@ const GRANT_CREATED = [
   'scopes',
   'source',
   'user_id',
+  'via',
 ];
 const GRANT_LISTED = [
   'client_id',
@@ -32,9 +33,10 @@ const GRANT_LISTED = [
   'source',
   'token_prefix',
   'user_id',
+  'via',
 ];
 /** What every admin-made grant answers besides its own fields: its source, person and client (docs/admin-api.md#credentials-api-keys-and-grants). */
-const ADMIN_GRANT = { source: 'admin', user_id: null, client_id: null, revoked_reason: null };
+const ADMIN_GRANT = { source: 'admin', user_id: null, client_id: null, revoked_reason: null, via: null };
 
 describe('admin API: API keys and grants', () => {
   let t: TestApp;

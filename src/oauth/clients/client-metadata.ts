@@ -4,7 +4,9 @@ import type { TokenEndpointAuthMethod } from './oauth-client.js';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris.js';
 
 export const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['none', 'client_secret_post', 'client_secret_basic'];
-const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+/** RFC 7523's grant type: an ID-JAG (docs/oauth.md#enterprise-managed-authorization) as the assertion. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const GRANT_TYPES = ['authorization_code', 'refresh_token', JWT_BEARER];
 const URI_FIELDS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const;
 const TEXT_FIELDS = ['software_id', 'software_version'] as const;
 
@@ -52,8 +54,9 @@ export function checkClientMetadata(body: unknown): ClientMetadata {
   }
   const grantTypes = stringList(field('grant_types'), 'grant_types') ?? ['authorization_code', 'refresh_token'];
   const unsupported = grantTypes.filter((g) => !GRANT_TYPES.includes(g));
-  if (unsupported.length) throw invalid(`grant_types may only hold ${GRANT_TYPES.join(' and ')}; ${unsupported.join(', ')} is not supported.`);
-  if (!grantTypes.includes('authorization_code')) throw invalid('grant_types must include authorization_code: it is the only way to get a grant here.');
+  if (unsupported.length) throw invalid(`grant_types may only hold ${GRANT_TYPES.join(', ')}; ${unsupported.join(', ')} is not supported.`);
+  if (!grantTypes.includes('authorization_code'))
+    throw invalid('grant_types must include authorization_code: every client here can be connected by consent (with jwt-bearer besides, for ID-JAGs).');
   const responseTypes = stringList(field('response_types'), 'response_types') ?? ['code'];
   if (responseTypes.some((r) => r !== 'code')) throw invalid('response_types may only hold "code".');
 

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { SCOPES } from '../../common/tool-names.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
+import { JWT_BEARER } from '../clients/client-metadata.js';
 import { OAuthErrorFilter } from '../oauth-error.js';
 
 /** OAuth 2.0 Protected Resource Metadata of /mcp (RFC 9728). */
@@ -28,7 +29,9 @@ export function authorizationServerMetadata(publicUrl: string, clientMetadataDoc
     registration_endpoint: `${publicUrl}/oauth/register`,
     revocation_endpoint: `${publicUrl}/oauth/revoke`,
     response_types_supported: ['code'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', JWT_BEARER],
+    // The ID-JAG profile of the JWT bearer grant (docs/oauth.md#enterprise-managed-authorization).
+    authorization_grant_profiles_supported: ['urn:ietf:params:oauth:grant-profile:id-jag'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
     scopes_supported: [...SCOPES],

@@ -9,11 +9,14 @@ import { SCOPES, type Scope } from '../../common/tool-names.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.js';
 import { canonicalResource, single } from '../authorize/authorize-params.js';
+import { JWT_BEARER } from '../clients/client-metadata.js';
 import type { OAuthClient } from '../clients/oauth-client.js';
 import { OAuthClientsService, UnknownClientError } from '../clients/oauth-clients.service.js';
 import { OAuthError } from '../oauth-error.js';
 import { clientCredentials, invalidClient } from './client-auth.js';
 import { GrantsRepository } from './grants.repository.js';
+import { EnterpriseAccessService, IdJagRefusal, type EnterpriseGrantee, type VerifiedIdJag } from '../../identity-providers/enterprise-access.service.js';
+import { UsersService } from '../../users/users.service.js';
 
 export const REFRESH_PREFIX = 'rbr_';
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
@@ -24,7 +27,8 @@ export interface TokenAnswer {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  /** None for a grant made from an ID-JAG: the client asks its identity provider for a new one. */
+  refresh_token?: string;
   scope: string;
 }
 
@@ -50,6 +54,8 @@ export class TokensService {
     private readonly clients: OAuthClientsService,
     private readonly credentials: CredentialsService,
     private readonly grants: GrantsRepository,
+    private readonly enterprise: EnterpriseAccessService,
+    private readonly users: UsersService,
   ) {
     this.issuer = config.publicUrl;
   }
@@ -59,12 +65,13 @@ export class TokensService {
     if (repeated) throw new OAuthError('invalid_request', `The parameter ${repeated[0]} is sent more than once.`);
     const grantType = form.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing.');
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-      throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && grantType !== JWT_BEARER) {
+      throw new OAuthError('unsupported_grant_type', `grant_type must be authorization_code, refresh_token or ${JWT_BEARER}.`);
     }
     const client = await this.authenticate(clientCredentials(authorization, form));
     // What a token request revokes (a replayed code or refresh token), the client's request does.
     setAuditActor({ type: 'client', id: client.id });
+    if (grantType === JWT_BEARER) return this.jwtBearer(client, form as Record<string, string>);
     return grantType === 'authorization_code' ? this.exchange(client, form as Record<string, string>) : this.refresh(client, form as Record<string, string>);
   }
 
@@ -150,6 +157,7 @@ export class TokensService {
           scopes: found.scopes,
           projects: found.projects,
           secretPrefix: access.visiblePrefix,
+          via: 'consent',
         },
         tx,
       );
@@ -199,6 +207,64 @@ export class TokensService {
     // Narrower scopes apply to the grant's live access tokens too: answer once this instance heard it.
     if (narrowed) await this.credentials.settled();
     return this.settle(outcome);
+  }
+
+  /**
+   * RFC 7523 with an ID-JAG (docs/oauth.md#enterprise-managed-authorization): the client registered
+   * for this grant type, the ID-JAG verified and its `jti` spent, the person found in an account that
+   * trusts its issuer. The grant is an OAuth grant like a consented one (`via: "enterprise"`), on the
+   * projects where the person has a role, at that role, with the requested scopes that the ID-JAG
+   * allows; an access token only.
+   */
+  private async jwtBearer(client: OAuthClient, form: Record<string, string>): Promise<TokenAnswer> {
+    const grantTypes = client.metadata.grant_types;
+    if (!Array.isArray(grantTypes) || !grantTypes.includes(JWT_BEARER)) {
+      throw new OAuthError('unauthorized_client', `This client is not registered for the ${JWT_BEARER} grant: its grant_types must include it.`);
+    }
+    const { assertion, scope } = form;
+    if (!assertion) throw new OAuthError('invalid_request', 'assertion is missing: send the ID-JAG as assertion.');
+    const asked = scope?.trim() ? [...new Set(scope.split(' ').filter(Boolean))] : null;
+    const unknown = asked?.filter((s) => !(SCOPES as readonly string[]).includes(s)) ?? [];
+    if (unknown.length) throw new OAuthError('invalid_scope', `scope holds ${unknown.join(', ')}, which this server does not have (${SCOPES.join(' ')}).`);
+
+    let idJag: VerifiedIdJag;
+    let grantee: EnterpriseGrantee;
+    try {
+      idJag = await this.enterprise.verify(assertion, { audience: this.issuer, clientId: client.id, resource: `${this.issuer}/mcp` });
+      grantee = await this.enterprise.grantee(idJag);
+    } catch (err) {
+      if (err instanceof IdJagRefusal) throw new OAuthError(err.error, err.message);
+      throw err;
+    }
+    const allowed = idJag.scopes ?? [...SCOPES];
+    const scopes = SCOPES.filter((s) => allowed.includes(s) && (asked === null || asked.includes(s)));
+    if (!scopes.length)
+      throw new OAuthError('invalid_scope', `None of the scopes asked for (${asked!.join(' ')}) is in the ID-JAG's scope (${allowed.join(' ')}).`);
+    const accountId = grantee.provider.account_id;
+    const projects = (await this.users.projectRoles(grantee.user.id, accountId)).map((p) => ({ project_id: p.project_id, role: p.role }));
+
+    const access = newSecret(GRANT_PREFIX);
+    const answer = await this.db.transaction(async (tx) => {
+      const grant = await this.credentials.createGrant(
+        {
+          accountId,
+          userId: grantee.user.id,
+          clientId: client.id,
+          name: clientName(client),
+          scopes,
+          projects,
+          secretPrefix: access.visiblePrefix,
+          via: 'enterprise',
+          issuer: idJag.issuer,
+        },
+        tx,
+      );
+      await this.clients.touch(client.id, tx);
+      const { accessTokenTtlS } = this.config.oauth;
+      await this.grants.insertToken(access.hash, grant.id, 'access', client.id, accessTokenTtlS, tx);
+      return { access_token: access.secret, token_type: 'Bearer' as const, expires_in: accessTokenTtlS, scope: scopes.join(' ') };
+    });
+    return answer;
   }
 
   /** A new access and refresh token of a grant, stored as hashes. */
