@@ -136,8 +136,8 @@ export class CompanySignInService {
    * binds them to the person whose email was typed, when the provider verified that same email.
    */
   private async bySubject(answer: OidcAnswer, typed: string, res: Response): Promise<User | null> {
-    const bound = await this.bindings.boundTo(answer.issuer, answer.subject);
-    if (bound) return this.users.get(bound);
+    const bound = await this.users.findByOidcSubject(answer.issuer, answer.subject);
+    if (bound) return bound;
     if (!this.verifiedAsTyped(answer, typed, res)) return null;
     const user = await this.known(typed, res);
     if (!user) return null;

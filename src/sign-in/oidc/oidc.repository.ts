@@ -41,11 +41,6 @@ const BIND = sql<[userId: string, issuer: string, subject: string], { id: string
    RETURNING id`,
 );
 
-const BOUND_TO = sql<[issuer: string, subject: string], { id: string }>(
-  'users.bound_oidc',
-  `SELECT id FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2`,
-);
-
 /** The statements of `oidc` sign-in: pending sign-ins (`oidc_sign_ins`) and the person's bound identity (`users.oidc_*`). */
 @Injectable()
 export class OidcRepository {
@@ -68,11 +63,6 @@ export class OidcRepository {
    * Binds the issuer and subject to the person (first sign-in) or checks them: false when the person
    * is bound to another subject of this issuer, or the subject to another person.
    */
-  /** The person the issuer and subject are bound to, if anyone. */
-  async boundTo(issuer: string, subject: string, db: Queryable = this.db): Promise<string | null> {
-    return (await row(db, BOUND_TO, [issuer, subject]))?.id ?? null;
-  }
-
   async bind(userId: string, issuer: string, subject: string, db: Queryable = this.db): Promise<boolean> {
     try {
       return (await row(db, BIND, [userId, issuer, subject])) !== null;
