@@ -43,14 +43,14 @@ export class SafeFetchError extends Error {
 }
 
 /** The addresses a host was checked at; the connection may go to these only. */
-type CheckedAddresses = { address: string; family: number }[];
+export type CheckedAddresses = { address: string; family: number }[];
 
 /**
  * Resolves `hostname` (a URL's host: a name, or an IP literal in brackets or not) once and, unless
  * private networks are allowed, refuses it when any of its addresses is not public (a name that
  * resolves to both is a DNS-rebinding attempt as much as a misconfiguration). Nothing is dialled here.
  */
-async function checkedAddresses(hostname: string, allowPrivateNetworks: boolean): Promise<CheckedAddresses> {
+export async function checkedAddresses(hostname: string, allowPrivateNetworks: boolean): Promise<CheckedAddresses> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family) {
@@ -70,7 +70,7 @@ async function checkedAddresses(hostname: string, allowPrivateNetworks: boolean)
 }
 
 /** A `lookup` for the connection that answers the checked addresses and never asks DNS a second time. */
-function pinnedLookup(addresses: CheckedAddresses): LookupFunction {
+export function pinnedLookup(addresses: CheckedAddresses): LookupFunction {
   return (hostname, options, callback) => {
     const fitting = options.family ? addresses.filter((a) => a.family === options.family) : addresses;
     if (!fitting.length) return callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);

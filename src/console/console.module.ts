@@ -2,6 +2,9 @@ import { AuditModule } from '../audit/audit.module.js';
 import { ConsoleAuditController } from './console-audit.controller.js';
 import { ConsoleAuditService } from './console-audit.service.js';
 import { Module } from '@nestjs/common';
+import { IdentityProvidersModule } from '../identity-providers/identity-providers.module.js';
+import { ConsoleIdentityProviderController } from './console-identity-provider.controller.js';
+import { ConsoleIdentityProviderService } from './console-identity-provider.service.js';
 import { ActivityModule } from '../activity/activity.module.js';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ArticlesModule } from '../articles/articles.module.js';
@@ -40,6 +43,7 @@ import { ConsoleSettingsService } from './console-settings.service.js';
     PeopleModule,
     LoginLinksModule,
     MediaModule,
+    IdentityProvidersModule,
   ],
   controllers: [
     ConsoleSettingsController,
@@ -47,6 +51,7 @@ import { ConsoleSettingsService } from './console-settings.service.js';
     ConsoleMembersController,
     ConsoleJobsController,
     ConsoleAuditController,
+    ConsoleIdentityProviderController,
     ConsoleController,
   ],
   providers: [
@@ -57,6 +62,7 @@ import { ConsoleSettingsService } from './console-settings.service.js';
     ConsoleMembersService,
     ConsoleJobsService,
     ConsoleAuditService,
+    ConsoleIdentityProviderService,
   ],
 })
 export class ConsoleModule {}

@@ -13,7 +13,7 @@ import type { AppRow, ConsoleAccount, CreatedKey, KeyForm, KeyRow, OverviewData 
 // console's CSP and its one script (local times, copy buttons). Times are written in UTC inside
 // <time datetime> and shown in the browser's zone by the script; numbers get thousands separators.
 
-export type Section = 'overview' | 'apps' | 'keys' | 'settings' | 'activity' | 'members' | 'jobs' | 'audit';
+export type Section = 'overview' | 'apps' | 'keys' | 'settings' | 'activity' | 'members' | 'jobs' | 'audit' | 'identity';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: 'OK',
@@ -66,6 +66,7 @@ ${link('activity', accountPath(id, 'activity'), 'Activity')}
 ${place.membership.role === 'owner' ? link('members', accountPath(id, 'members'), 'Members') : null}
 ${link('jobs', accountPath(id, 'jobs'), 'Jobs')}
 ${place.membership.role === 'owner' ? link('audit', accountPath(id, 'audit'), 'Audit') : null}
+${place.membership.role === 'owner' ? link('identity', accountPath(id, 'identity-provider'), 'Identity provider') : null}
 <form method="post" action="/oauth/logout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary small">Sign out</button></form>
 </nav>`;
 }

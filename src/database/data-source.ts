@@ -25,6 +25,7 @@ import { AuditEvents1765200100000 } from './migrations/1765200100000-audit-event
 import { IdentityProviders1766200000000 } from './migrations/1766200000000-identity-providers.js';
 import { EnterpriseGrants1766200000100 } from './migrations/1766200000100-enterprise-grants.js';
 import { PrivateKeyJwt1766200000200 } from './migrations/1766200000200-private-key-jwt.js';
+import { CompanySignIn1766300000000 } from './migrations/1766300000000-company-sign-in.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   IdentityProviders1766200000000,
   EnterpriseGrants1766200000100,
   PrivateKeyJwt1766200000200,
+  CompanySignIn1766300000000,
 ];
 
 /**

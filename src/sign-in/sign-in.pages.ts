@@ -21,6 +21,10 @@ export interface SignInPageModel {
   /** Who is signed in already, if anyone (a link then switches to its own person). */
   signedIn?: User | null;
   status?: number;
+  /** Offer "Sign in with your company": a work-email field that leads to the person's account's identity provider. */
+  company?: boolean;
+  /** The work email typed last, to show again. */
+  companyEmail?: string;
 }
 
 const display = (user: User) => (user.name ? `${user.name} (${user.email})` : user.email);
@@ -34,7 +38,19 @@ function oidcStart(returnTo: string | null | undefined): string {
   return returnTo ? `/oauth/login/oidc?${new URLSearchParams({ return_to: returnTo })}` : '/oauth/login/oidc';
 }
 
-/** The sign-in page of the enabled methods: the link's button or field, the identity provider's button. */
+/** The work-email form: the person's account's identity provider signs them in (POST /oauth/login/company). */
+function companyForm(csrf: string, returnTo: string | null | undefined, email: string | undefined, primary: boolean): Html {
+  return html`<form method="post" action="/oauth/login/company" class="panel">
+<h2>Sign in with your company</h2>
+<label for="company-email">Work email</label>
+<input type="email" id="company-email" name="email" autocomplete="email" spellcheck="false" required maxlength="320" value="${email ?? ''}" placeholder="name@company.com">
+<p class="muted">If your account signs its people in through its identity provider (Okta, Microsoft Entra ID…), you go there next.</p>
+<input type="hidden" name="csrf" value="${csrf}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}
+<div class="actions"><button type="submit"${primary ? null : html` class="secondary"`}>Continue</button></div>
+</form>`;
+}
+
+/** The sign-in page of the enabled methods: the link's button or field, the identity provider's button, the work-email form. */
 export function signInPage(res: Response, model: SignInPageModel): void {
   const { methods, csrf, token, returnTo, error, signedIn, link: described } = model;
   const link = methods.includes('link');
@@ -71,8 +87,37 @@ ${errorBlock(error)}
 ${signedIn ? html`<p class="notice">You are signed in as ${display(signedIn)}. Signing in again switches to the person the link names.</p>` : null}
 ${linkForm}
 ${oidcButton}
+${model.company ? companyForm(csrf, returnTo, model.companyEmail, !link && !oidc) : null}
 ${!link && !oidc ? html`<p>Sign in through your company's gateway.</p>` : null}`,
   });
+}
+
+/** Several of the person's accounts sign in through their own identity provider: one button each. */
+export function companyChoicePage(
+  res: Response,
+  model: { choices: { identity_provider_id: string; account_name: string; issuer: string }[]; email: string; csrf: string; returnTo: string | null },
+): void {
+  const { choices, email, csrf, returnTo } = model;
+  sendPage(res, {
+    title: 'Choose your account',
+    body: html`<h1>Choose your account</h1>
+<p>Several accounts sign you in through their identity provider. Which one do you sign in to?</p>
+<ul class="choices">${choices.map(
+      (c) => html`<li><form method="post" action="/oauth/login/company">
+<input type="hidden" name="email" value="${email}"><input type="hidden" name="provider" value="${c.identity_provider_id}"><input type="hidden" name="csrf" value="${csrf}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}
+<button type="submit" class="secondary">${c.account_name}</button> <span class="muted">through ${hostOf(c.issuer)}</span>
+</form></li>`,
+    )}</ul>
+<p><a href="/oauth/login">Back to sign-in</a></p>`,
+  });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 /** A signed-in person opening the sign-in page: who they are, where to go on, and a Sign out button. */
@@ -121,13 +166,17 @@ ${model.again ? html`<p><a href="/oauth/login">Back to sign-in</a></p>` : null}`
   });
 }
 
-/** `proxy` is the only method and the request did not come through the gateway signed in: 401. */
-export function gatewayPage(res: Response): void {
+/**
+ * `proxy` is the only method and the request did not come through the gateway signed in: 401. While
+ * some account signs its people in through its own identity provider, the work-email form too.
+ */
+export function gatewayPage(res: Response, company?: { csrf: string; returnTo: string | null } | null): void {
   sendPage(res, {
     title: 'Sign in through your gateway',
     status: 401,
     body: html`<h1>Sign in through your company's gateway</h1>
-<p>This server signs people in through their company's gateway (single sign-on). Open this page through the gateway's address and sign in there.</p>`,
+<p>This server signs people in through their company's gateway (single sign-on). Open this page through the gateway's address and sign in there.</p>
+${company ? companyForm(company.csrf, company.returnTo, undefined, false) : null}`,
   });
 }
 

@@ -9,6 +9,7 @@ import { PagePolicy } from '../web/page-policy.js';
 import { LoginCsrf } from './login-csrf.js';
 import { LinkRefused, LoginLinksService, type LinkRefusal } from '../login-links/login-links.service.js';
 import { parsePastedLink, returnToOrDefault, safeReturnTo } from '../login-links/return-to.js';
+import { CompanySignInRepository } from './company/company-sign-in.repository.js';
 import { gatewayPage, noAccessPage, refusedPage, signedInPage, signedOutPage, signInPage } from './sign-in.pages.js';
 
 const REFUSALS: Record<LinkRefusal, string> = {
@@ -43,6 +44,7 @@ export class SignInService {
     private readonly sessions: BrowserSessionsService,
     private readonly csrf: LoginCsrf,
     private readonly pages: PagePolicy,
+    private readonly company: CompanySignInRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.proxyOnly = config.loginMethods.length === 1 && config.loginMethods[0] === 'proxy';
@@ -52,17 +54,19 @@ export class SignInService {
    * The sign-in page (`GET /oauth/login`), also for other pages whose visitor must sign in first
    * (`returnTo` = where they were going). A GET never consumes a link's token. A signed-in person
    * without a token gets who they are and a Sign out button; when `proxy` is the only method, a
-   * visitor the gateway did not sign in gets the 401 page.
+   * visitor the gateway did not sign in gets the 401 page. While some account signs its people in
+   * through its own identity provider, either page has the work-email form too (CompanySignInService).
    */
   async showSignIn(req: Request, res: Response, query: { token?: unknown; return_to?: unknown } = {}): Promise<void> {
     const session = await this.sessions.current(req);
     const returnTo = safeReturnTo(query.return_to, this.config.publicUrl);
     const token = typeof query.token === 'string' && query.token.length <= 200 ? query.token : null;
     if (session && !token) return signedInPage(res, { user: session.user, csrf: session.csrf, returnTo });
-    if (this.proxyOnly) return gatewayPage(res);
+    const company = await this.company.offered();
+    if (this.proxyOnly) return gatewayPage(res, company ? { csrf: this.csrf.token(req, res), returnTo } : null);
     // Whose sign-in the link is, so that a person sent someone else's link sees it before pressing.
     const link = token && this.config.loginMethods.includes('link') ? await this.links.describe(token) : null;
-    signInPage(res, { methods: this.config.loginMethods, csrf: this.csrf.token(req, res), token, link, returnTo, signedIn: session?.user });
+    signInPage(res, { methods: this.config.loginMethods, csrf: this.csrf.token(req, res), token, link, returnTo, signedIn: session?.user, company });
   }
 
   /**
@@ -74,13 +78,14 @@ export class SignInService {
   async signInWithLink(req: Request, res: Response, form: SignInForm): Promise<void> {
     const pasted = parsePastedLink(form.token);
     const returnTo = (typeof form.return_to === 'string' && form.return_to) || pasted.returnTo;
-    const again = (status: number, error: string) =>
+    const again = async (status: number, error: string) =>
       signInPage(res, {
         methods: this.config.loginMethods,
         csrf: this.csrf.token(req, res),
         returnTo: safeReturnTo(returnTo, this.config.publicUrl),
         error,
         status,
+        company: await this.company.offered(),
       });
     if (this.pages.crossSitePost(req)) return again(403, CROSS_SITE);
     if (!this.csrf.matches(req, form.csrf)) return again(403, STALE_FORM);

@@ -26,8 +26,8 @@ fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1r
 legend { font-weight: 600; padding: 0 .25rem; }
 label { display: block; margin: .35rem 0; }
 label.inline { display: inline-flex; gap: .5rem; align-items: center; }
-input[type=text], input[type=email], select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .45rem .6rem; }
-input[type=text], input[type=email] { width: 100%; }
+input[type=text], input[type=email], input[type=url], input[type=password], select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .45rem .6rem; }
+input[type=text], input[type=email], input[type=url], input[type=password] { width: 100%; }
 button, .button { font: inherit; border-radius: 6px; padding: .5rem 1rem; border: 1px solid var(--accent); background: var(--accent); color: var(--bg); cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); }
@@ -95,4 +95,10 @@ dl.details { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr
 dl.details div { display: contents; }
 dl.details dt { color: var(--muted); }
 dl.details dd { margin: 0; overflow-wrap: anywhere; }
+/* Identity provider: an issuer is a long URL; each provider's change form folds away. */
+h2.issuer { overflow-wrap: anywhere; }
+dl.provider { grid-template-columns: minmax(7rem, 14rem) 1fr; }
+@media (max-width: 40rem) { dl.provider { grid-template-columns: 1fr; gap: 0; } dl.provider dd { margin-bottom: .6rem; } }
+form select { max-width: 100%; }
+details.change { margin: .5rem 0 1rem; } details.change summary { cursor: pointer; color: var(--accent); }
 `;

@@ -10,17 +10,23 @@ export interface PendingOidcSignIn {
   code_verifier: string;
   nonce: string;
   return_to: string | null;
+  /** The account's identity provider the sign-in goes through; null for the server-wide one (`OIDC_*`). */
+  identity_provider_id: string | null;
+  /** The work email the person typed to start it (an account's provider), lower-cased. */
+  email: string | null;
 }
 
-const INSERT = sql<[stateHash: Buffer, codeVerifier: string, nonce: string, returnTo: string | null, ttlS: number]>(
+const INSERT = sql<
+  [stateHash: Buffer, codeVerifier: string, nonce: string, returnTo: string | null, identityProviderId: string | null, email: string | null, ttlS: number]
+>(
   'oidc_sign_ins.insert',
-  `INSERT INTO oidc_sign_ins (state_hash, code_verifier, nonce, return_to, expires_at)
-   VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+  `INSERT INTO oidc_sign_ins (state_hash, code_verifier, nonce, return_to, identity_provider_id, email, expires_at)
+   VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
 );
 // Consumed once, by whichever instance the provider's redirect reaches.
 const CONSUME = sql<[stateHash: Buffer], PendingOidcSignIn>(
   'oidc_sign_ins.consume',
-  `DELETE FROM oidc_sign_ins WHERE state_hash = $1 AND expires_at > now() RETURNING code_verifier, nonce, return_to`,
+  `DELETE FROM oidc_sign_ins WHERE state_hash = $1 AND expires_at > now() RETURNING code_verifier, nonce, return_to, identity_provider_id, email`,
 );
 const PURGE = sql<[]>('oidc_sign_ins.purge', `DELETE FROM oidc_sign_ins WHERE expires_at <= now()`);
 
@@ -41,7 +47,7 @@ export class OidcRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async insert(stateHash: Buffer, pending: PendingOidcSignIn, ttlS: number, db: Queryable = this.db): Promise<void> {
-    await run(db, INSERT, [stateHash, pending.code_verifier, pending.nonce, pending.return_to, ttlS]);
+    await run(db, INSERT, [stateHash, pending.code_verifier, pending.nonce, pending.return_to, pending.identity_provider_id, pending.email, ttlS]);
   }
 
   /** The pending sign-in of this state, removed; null when unknown, used or expired. */
