@@ -86,13 +86,13 @@ export class MetricsService implements OnApplicationShutdown {
   });
   private readonly sessionDuration = new Histogram({
     name: 'reblog_mcp_server_session_duration_seconds',
-    help: 'mcp.server.session.duration: how long a 2025 session lasted, from initialize to the DELETE that ended it.',
+    help: 'mcp.server.session.duration: how long a 2025 session lasted, from initialize to the DELETE that ended it, or to its last recorded use when it expired (counted when it is purged).',
     buckets: MCP_DURATION_BUCKETS,
     registers: [this.registry],
   });
   private readonly otelSessionDuration = meter().createHistogram('mcp.server.session.duration', {
     unit: 's',
-    description: 'The duration of the MCP session as observed on the MCP server (sessions ended by their client).',
+    description: 'The duration of the MCP session as observed on the MCP server (ended by its client, or expired: to its last recorded use).',
     advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
   });
   private readonly otelJobRunDuration = meter().createHistogram('reblog.job.run.duration', {
@@ -179,7 +179,7 @@ export class MetricsService implements OnApplicationShutdown {
     this.otelOperationDuration.record(sample.seconds, attributes);
   }
 
-  /** A session its client ended (DELETE /mcp), `seconds` after it was opened. */
+  /** A session that ended (DELETE /mcp) or expired (recorded when purged), `seconds` after it was opened. */
   sessionEnded(seconds: number): void {
     this.sessionDuration.observe(seconds);
     this.otelSessionDuration.record(seconds);
