@@ -11,12 +11,13 @@
 // over that of the target (the steadier figure on a shared machine: it decides) and, beside it, the
 // requests/s of the target over the baseline's.
 //
-//   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50  BENCH_SKIP_BUILD=false
+//   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50  BENCH_PAUSE=2  BENCH_SKIP_BUILD=false
 import autocannon from 'autocannon';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, startServer } from '../scripts/lib/server.mjs';
 import { build, cpuSeconds, median } from './lib/bench.mjs';
 
@@ -24,6 +25,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** Seconds of quiet before each measurement: the previous target's database settles (its commits, its autovacuum). */
+const PAUSE = Number(process.env.BENCH_PAUSE ?? 2);
 const TARGET_ON = 0.85;
 const TARGET_OFF = 0.98;
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
@@ -47,6 +50,7 @@ async function measure(target, warm) {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${target.server.key}` };
   const run = (duration) => autocannon({ url: target.server.url, method: 'POST', headers, body: CALL, connections: CONNECTIONS, duration });
   if (warm && WARMUP > 0) await run(WARMUP);
+  await sleep(PAUSE * 1000);
   const cpuBefore = cpuSeconds(target.server.pid);
   const r = await run(DURATION);
   const cpu = cpuSeconds(target.server.pid) - cpuBefore;

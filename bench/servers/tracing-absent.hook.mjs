@@ -23,7 +23,7 @@ export const RULES = {
   'jobs/job-worker.service.js': [[/\(tracingOn\(\) \? this\.traced\(run\) : this\.execute\(run\)\)/g, 'this.execute(run)', 1]],
   'rate-limit/redis-sliding-window.store.js': [[/\(tracingOn\(\)\s+\? clientSpan\([^\n]*\n\s+: (this\.redis\.\w+\([^)]*\))\)/g, '$1', 2]],
   'ai/openai-http.client.js': [
-    [/if \(!tracingOn\(\) \|\| !trace\.getActiveSpan\(\)\)\s+(return this\.send\(url, body, signal\);)[\s\S]*?\n    }\n/g, '$1\n    }\n', 1],
+    [/if \(!tracingOn\(\) \|\| !trace\.getActiveSpan\(\)\)\s+(return this\.send\(url, body, signal\);)[\s\S]*?\n {4}}\n/g, '$1\n    }\n', 1],
   ],
   'main.js': [[/startTelemetry\(\)/g, 'Promise.resolve(false)', 1]],
 };
