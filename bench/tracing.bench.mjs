@@ -4,14 +4,15 @@
 // the server as shipped) and on at 100% sampling (OTEL_TRACES_SAMPLER=always_on, every span and the
 // metrics exported over OTLP/HTTP to a sink in this process) — measured in interleaved rounds on
 // tools/call list_projects (a server span, its SQL child spans, the operation metric). Prints the
-// medians of requests/s and CPU ms per request, and writes bench/results/latest.json (key "tracing").
+// medians of requests/s (at saturation) and CPU ms per request (at a fixed rate, BENCH_RATE), and writes
+// bench/results/latest.json (key "tracing").
 //
 // Targets, each on the median over rounds of the ratio within a round: tracing off costs ≤ 2% (off /
 // absent ≥ 0.98) and tracing on ≤ 15% (on / off ≥ 0.85). A ratio is the CPU per request of the baseline
 // over that of the target (the steadier figure on a shared machine: it decides) and, beside it, the
 // requests/s of the target over the baseline's.
 //
-//   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50  BENCH_PAUSE=2  BENCH_SKIP_BUILD=false
+//   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50  BENCH_PAUSE=2  BENCH_RATE=250  BENCH_SKIP_BUILD=false
 import autocannon from 'autocannon';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -27,6 +28,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Seconds of quiet before each measurement: the previous target's database settles (its commits, its autovacuum). */
 const PAUSE = Number(process.env.BENCH_PAUSE ?? 2);
+/** The fixed rate (req/s) at which CPU per request is measured: below what every target serves on a busy machine. */
+const RATE = Number(process.env.BENCH_RATE ?? 250);
 const TARGET_ON = 0.85;
 const TARGET_OFF = 0.98;
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
@@ -46,22 +49,32 @@ async function startSink() {
   return { url: `http://127.0.0.1:${server.address().port}`, received, close: () => new Promise((r) => server.close(r)) };
 }
 
+/**
+ * One target in one round: requests/s and latency at saturation (CONNECTIONS connections), then CPU ms per
+ * request at a fixed rate (RATE req/s) that every target keeps up with, so that all of them batch their
+ * commits and wake up alike and the CPU per request compares the code, not how busy the machine was.
+ */
 async function measure(target, warm) {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${target.server.key}` };
-  const run = (duration) => autocannon({ url: target.server.url, method: 'POST', headers, body: CALL, connections: CONNECTIONS, duration });
+  const run = (duration, more = {}) => autocannon({ url: target.server.url, method: 'POST', headers, body: CALL, connections: CONNECTIONS, duration, ...more });
+  const check = (r) => {
+    if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts.`);
+    return r;
+  };
   if (warm && WARMUP > 0) await run(WARMUP);
   await sleep(PAUSE * 1000);
+  const r = check(await run(DURATION));
+  await sleep(PAUSE * 1000);
   const cpuBefore = cpuSeconds(target.server.pid);
-  const r = await run(DURATION);
+  const paced = check(await run(DURATION, { connections: 10, overallRate: RATE }));
   const cpu = cpuSeconds(target.server.pid) - cpuBefore;
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts.`);
   const result = {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
-    cpuMsPerRequest: r.requests.total ? +((1000 * cpu) / r.requests.total).toFixed(3) : null,
+    cpuMsPerRequest: paced.requests.total ? +((1000 * cpu) / paced.requests.total).toFixed(3) : null,
   };
-  console.log(`  ${target.name}: ${result.rps} req/s, ${result.cpuMsPerRequest} CPU ms/req`);
+  console.log(`  ${target.name}: ${result.rps} req/s; at ${RATE} req/s ${result.cpuMsPerRequest} CPU ms/req`);
   return result;
 }
 
