@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { tracer, tracingOn } from '../common/telemetry.js';
 import { abortableSleep } from './abortable-delay.js';
 import { ProviderError } from './ai.types.js';
@@ -93,7 +93,9 @@ export class OpenAiHttpClient {
 
   /**
    * One request, as a CLIENT span of the traced job or request it serves (HTTP semantic conventions:
-   * method, server, URL without query, status; never the body or the key) while tracing is on.
+   * method, server, URL without query, status; never the body or the key) while tracing is on. The
+   * request then carries that span's W3C `traceparent` (and `tracestate`), so a provider that traces
+   * continues the trace; with tracing off no header is added.
    */
   private attempt(url: string, body: string, signal: AbortSignal): Promise<Attempt> {
     if (!tracingOn() || !trace.getActiveSpan()) return this.send(url, body, signal);
@@ -105,8 +107,10 @@ export class OpenAiHttpClient {
       'url.full': `${target.origin}${target.pathname}`,
       'reblog.provider': this.label,
     };
-    return tracer.startActiveSpan('POST', { kind: SpanKind.CLIENT, attributes }, (span) =>
-      this.send(url, body, signal).then(
+    return tracer.startActiveSpan('POST', { kind: SpanKind.CLIENT, attributes }, (span) => {
+      const traceHeaders: Record<string, string> = {};
+      propagation.inject(context.active(), traceHeaders);
+      return this.send(url, body, signal, traceHeaders).then(
         (outcome) => {
           if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
           if (!outcome.ok) {
@@ -122,16 +126,17 @@ export class OpenAiHttpClient {
           span.end();
           throw err;
         },
-      ),
-    );
+      );
+    });
   }
 
-  private async send(url: string, body: string, signal: AbortSignal): Promise<Attempt> {
+  /** One POST; `traceHeaders` (trace context, from {@link attempt}) go with it. */
+  private async send(url: string, body: string, signal: AbortSignal, traceHeaders?: Record<string, string>): Promise<Attempt> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => controller.abort(TIMED_OUT), this.timeoutMs);
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    const headers: Record<string, string> = { ...traceHeaders, 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     try {
       const res = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });

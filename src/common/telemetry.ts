@@ -33,6 +33,11 @@ export function tracingOn(): boolean {
   return provider !== null;
 }
 
+/** Whether metrics are exported over OTLP too (else they are on /metrics only, and no OTLP instrument is made). */
+export function metricsOn(): boolean {
+  return meterProvider !== null;
+}
+
 /**
  * `call` in a CLIENT span named `name` when tracing is on and a request or job is being traced; else
  * `call` alone. The span ends when its promise settles, with `error.type` (`_OTHER`) on a failure.

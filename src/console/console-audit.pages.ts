@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { AUDIT_ACTIONS, type AuditEventView } from '../audit/audit.service.js';
 import { html, type Html } from '../web/html.js';
 import { AUDIT_QUERY_FIELDS, type AuditPageData, type AuditPageQuery } from './console-audit.service.js';
-import { accountPage, accountPath, scrollTable, time, type Frame } from './console.pages.js';
+import { accountPage, accountPath, time, type Frame } from './console.pages.js';
 
 // The Audit page (docs/console.md#audit): filters as a GET form, the events newest first with cursor
 // paging (older pages only: "Newest" goes back to the start), and the CSV link with the same filters.
@@ -49,18 +49,38 @@ function actor(e: AuditEventView): Html {
   return html`<span class="muted">system</span>`;
 }
 
-const compact = (value: unknown) => (value === undefined || (value && typeof value === 'object' && !Object.keys(value).length) ? '' : JSON.stringify(value));
+/**
+ * A target or change as `key: value` lines that wrap (an object inside is indented under its key; a list
+ * is its items, comma-separated); nothing for an empty one. The CSV export keeps the JSON.
+ */
+function pairs(value: unknown): Html | string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return value.length ? html`${value.map((v, i) => html`${i ? ', ' : ''}${scalarOrPairs(v)}`)}` : '';
+  if (typeof value !== 'object') return String(value);
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.length) return '';
+  return html`<ul class="pairs">${entries.map(([k, v]) => html`<li><span class="key">${k}:</span> ${scalarOrPairs(v)}</li>`)}</ul>`;
+}
+
+function scalarOrPairs(value: unknown): Html | string {
+  if (value === null || (Array.isArray(value) && !value.length)) return html`<span class="muted">none</span>`;
+  if (typeof value === 'string') return html`<code>${value}</code>`;
+  return typeof value === 'object' ? pairs(value) : String(value);
+}
+
+const HEADERS = ['Time', 'Who', 'Action', 'Target', 'Change', 'IP address', 'Request id'] as const;
 
 function rows(events: AuditEventView[]): Html[] {
+  const cell = (label: (typeof HEADERS)[number], content: Html | string | null) => html`<td data-label="${label}">${content}</td>`;
   return events.map(
     (e) => html`<tr>
-<td>${time(e.at)}</td>
-<td>${actor(e)}</td>
-<td><code>${e.action}</code></td>
-<td><code>${compact(e.target)}</code></td>
-<td><code>${compact(e.change)}</code></td>
-<td>${e.ip ?? html`<span class="muted">—</span>`}</td>
-<td>${e.request_id ? html`<code>${e.request_id}</code>` : html`<span class="muted">—</span>`}</td>
+${cell('Time', time(e.at))}
+${cell('Who', actor(e))}
+${cell('Action', html`<code>${e.action}</code>`)}
+${cell('Target', pairs(e.target))}
+${cell('Change', pairs(e.change))}
+${cell('IP address', e.ip ?? html`<span class="muted">—</span>`)}
+${cell('Request id', e.request_id ? html`<code>${e.request_id}</code>` : html`<span class="muted">—</span>`)}
 </tr>`,
   );
 }
@@ -72,11 +92,9 @@ export function auditPage(res: Response, frame: Frame, data: AuditPageData): voi
   const list = data.problem
     ? null
     : data.events.length
-      ? scrollTable(
-          'Audit trail',
-          html`<table class="log"><thead><tr><th scope="col">Time</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Change</th><th scope="col">IP address</th><th scope="col">Request id</th></tr></thead>
-<tbody>${rows(data.events)}</tbody></table>`,
-        )
+      ? // Not a sideways-scrolling table: its cells wrap, and on a narrow screen each event is a block of labelled lines.
+        html`<table class="audit" aria-label="Audit trail"><thead><tr>${HEADERS.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+<tbody>${rows(data.events)}</tbody></table>`
       : html`<p>${q.cursor ? 'No older events.' : 'No event matches these filters.'}</p>`;
   const body = html`<h1>Audit</h1>
 <p class="muted">Every change to who can do what in this account — members and roles, API keys, connected apps, sign-in links, projects and settings — by whom, from where. Newest first.</p>

@@ -96,14 +96,19 @@ ${data.self ? html`<p class="warning">These are your own roles: as a member you 
 <div class="actions"><button type="submit">Save roles</button></div>
 </form>
 ${
-  data.links
-    ? html`<form method="post" action="${memberPath(id, m.user_id, 'sign-in-link')}" class="panel">
+  data.links && data.linkRefusal
+    ? html`<section class="panel">
+<h2>Sign-in link</h2>
+<p>${data.linkRefusal}</p>
+</section>`
+    : data.links
+      ? html`<form method="post" action="${memberPath(id, m.user_id, 'sign-in-link')}" class="panel">
 <h2>Sign-in link</h2>
 <p class="muted">A link that signs ${m.email} in once, for 15 minutes. It is shown to you once: send it to them yourself.</p>
 <input type="hidden" name="csrf" value="${frame.csrf}">
 <div class="actions"><button type="submit" class="secondary">Make a sign-in link</button></div>
 </form>`
-    : null
+      : null
 }
 <form method="post" action="${memberPath(id, m.user_id, 'remove')}" class="panel">
 <h2>Remove from this account</h2>

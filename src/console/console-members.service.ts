@@ -35,6 +35,11 @@ export interface MembersData extends ConsoleAccount {
 export interface MemberData extends ConsoleAccount {
   member: MemberRow;
   links: boolean;
+  /**
+   * Why the signed-in owner may not make this person a sign-in link (they belong to other accounts): the
+   * sentence shown in place of the button; null when a link can be made, or links are off.
+   */
+  linkRefusal: string | null;
   /** The signed-in owner is looking at themselves. */
   self: boolean;
 }
@@ -96,7 +101,11 @@ export class ConsoleMembersService {
   /** One member of the account (not_found for anyone else, as for an id that does not exist). */
   async member(user: User, accountId: string, userId: string): Promise<MemberData> {
     const place = await this.console.ownedAccount(user, accountId);
-    return { ...place, member: await this.memberOf(place, userId), links: this.linksOn, self: userId.toLowerCase() === user.id };
+    const member = await this.memberOf(place, userId);
+    const linkRefusal = this.linksOn
+      ? await this.links.outreach({ id: member.user_id, email: member.email }, { accountId: place.membership.account_id, userId: user.id })
+      : null;
+    return { ...place, member, links: this.linksOn, linkRefusal, self: userId.toLowerCase() === user.id };
   }
 
   /**

@@ -58,6 +58,13 @@ const INSERT_BY_OWNER = sql<
    RETURNING expires_at`,
 );
 
+// The same rule before any link is asked for: whether the maker may make this person one (the console
+// shows the button only then).
+const WITHIN_REACH = sql<[userId: string, createdBy: string], { within: boolean }>(
+  'login_links.within_reach',
+  `SELECT ${WITHIN_MAKER('l')} AS within FROM (SELECT $1::uuid AS user_id, $2::uuid AS created_by) l`,
+);
+
 // One statement: two posts of the same link cannot both sign in, and a disabled person's link stays unused.
 const CONSUME = sql<[tokenHash: Buffer], ConsumedLink>(
   'login_links.consume',
@@ -119,6 +126,11 @@ export class LoginLinksRepository {
   ): Promise<Date | null> {
     const made = await row(db, INSERT_BY_OWNER, [tokenHash, userId, returnTo, expiresInS, maker.accountId, maker.userId]);
     return made?.expires_at ?? null;
+  }
+
+  /** Whether `maker` may make the person `userId` a link: every account the person belongs to is one the maker owns. */
+  async withinReach(userId: string, maker: LinkMaker, db: Queryable = this.db): Promise<boolean> {
+    return (await row(db, WITHIN_REACH, [userId, maker.userId]))!.within;
   }
 
   /** Whose sign-in a usable link is, and who made it where; null when it would not sign in. */

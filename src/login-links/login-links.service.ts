@@ -35,6 +35,9 @@ export interface LinkOptions {
   madeBy?: LinkMaker;
 }
 
+/** Why an owner may not make `email` a link in the console: the person belongs to accounts they do not own. */
+const outreached = (email: string) => `${email} belongs to other accounts: they sign in themselves, or ask your operator.`;
+
 /** A link that was refused, and why. */
 export class LinkRefused extends Error {
   override name = 'LinkRefused';
@@ -73,6 +76,14 @@ export class LoginLinksService {
     const user = await this.users.findByEmail(email.trim());
     if (!user) throw new DomainError('not_found', `No user has the email "${email}": add them first (POST /admin/v1/users).`);
     return { ...(await this.createFor(user, options)), user };
+  }
+
+  /**
+   * Why `maker` may not make `user` a link in the console (the sentence {@link create}'s 422 gives), or
+   * null when they may: the same rule as at the making, asked before it.
+   */
+  async outreach(user: { id: string; email: string }, maker: LinkMaker): Promise<string | null> {
+    return (await this.links.withinReach(user.id, maker)) ? null : outreached(user.email);
   }
 
   /** Deletes up to `limit` links expired for a day (the purge runs it in batches). */
@@ -126,7 +137,7 @@ export class LoginLinksService {
         });
       return made;
     });
-    if (!expiresAt) throw new DomainError('unprocessable', `${user.email} belongs to other accounts: they sign in themselves, or ask your operator.`);
+    if (!expiresAt) throw new DomainError('unprocessable', outreached(user.email));
     const query = new URLSearchParams({ token: secret, ...(returnTo ? { return_to: returnTo } : {}) });
     return { url: `${this.config.publicUrl}/oauth/login?${query}`, token: secret, expires_at: expiresAt };
   }

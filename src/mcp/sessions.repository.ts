@@ -64,14 +64,18 @@ const END = sql<
        SELECT u.id, u.client_name, u.client_version, u.seconds, ${notifyCache(`'session:' || u.id`)} AS notified FROM u`,
 );
 
-const PURGE = sql<[idleTtlSeconds: number, batch: number], { n: number }>(
+/**
+ * Deletes a batch of expired and ended sessions; answers how many, and how long each expired one lasted
+ * (from its creation to its last recorded use; ended ones were measured when they ended).
+ */
+const PURGE = sql<[idleTtlSeconds: number, batch: number], { n: number; expired: number[] }>(
   'sessions.purge',
   `WITH gone AS (
            DELETE FROM mcp_sessions WHERE id IN (
              SELECT id FROM mcp_sessions WHERE last_used_at <= now() - make_interval(secs => $1) OR ended_at IS NOT NULL
               LIMIT $2 FOR UPDATE SKIP LOCKED
-           ) RETURNING 1
-         ) SELECT count(*)::int AS n FROM gone`,
+           ) RETURNING CASE WHEN ended_at IS NULL THEN EXTRACT(EPOCH FROM last_used_at - created_at)::float8 END AS seconds
+         ) SELECT count(*)::int AS n, coalesce(array_agg(seconds) FILTER (WHERE seconds IS NOT NULL), '{}') AS expired FROM gone`,
 );
 
 /** The `mcp_sessions` table. */
@@ -114,8 +118,9 @@ export class SessionsRepository {
     return { client: ended.client_name !== null ? { name: ended.client_name, version: ended.client_version ?? '' } : null, seconds: ended.seconds };
   }
 
-  /** Deletes up to `batch` expired or ended sessions; answers how many. */
-  async purge(idleTtlSeconds: number, batch: number): Promise<number> {
-    return (await row(this.db, PURGE, [idleTtlSeconds, batch]))!.n;
+  /** Deletes up to `batch` expired or ended sessions; answers how many, and the duration in seconds of each expired one. */
+  async purge(idleTtlSeconds: number, batch: number): Promise<{ n: number; expiredSeconds: number[] }> {
+    const purged = (await row(this.db, PURGE, [idleTtlSeconds, batch]))!;
+    return { n: purged.n, expiredSeconds: purged.expired };
   }
 }

@@ -124,11 +124,15 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     return ended.client;
   }
 
-  /** Deletes expired and ended sessions, by Postgres' clock; safe to run on every instance at once. */
+  /**
+   * Deletes expired and ended sessions, by Postgres' clock; safe to run on every instance at once (each
+   * row is deleted, and an expired one's duration recorded, by one instance only).
+   */
   async purgeExpired(): Promise<number> {
     let purged = 0;
     for (;;) {
-      const n = await this.sessions.purge(this.config.sessionIdleTtlS, PURGE_BATCH);
+      const { n, expiredSeconds } = await this.sessions.purge(this.config.sessionIdleTtlS, PURGE_BATCH);
+      for (const seconds of expiredSeconds) this.metrics?.sessionEnded(seconds);
       purged += n;
       if (n < PURGE_BATCH) return purged;
     }

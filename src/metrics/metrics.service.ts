@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Attributes } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { meter } from '../common/telemetry.js';
+import { meter, metricsOn } from '../common/telemetry.js';
 import { TOOL_NAMES } from '../common/tool-names.js';
 import { collectStoppableDefaultMetrics } from './default-metrics.js';
 
@@ -39,6 +39,27 @@ export type JobRunOutcome = 'succeeded' | 'failed' | 'error' | 'stopped';
 /** The MCP semantic conventions' buckets for `mcp.server.operation.duration` and `mcp.server.session.duration` (seconds). */
 export const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const JOB_DURATION_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
+
+/** The OTLP histograms of {@link MetricsService}, named and bucketed as the MCP semantic conventions say. */
+function otelInstruments() {
+  return {
+    operationDuration: meter().createHistogram('mcp.server.operation.duration', {
+      unit: 's',
+      description: 'Duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.',
+      advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+    }),
+    sessionDuration: meter().createHistogram('mcp.server.session.duration', {
+      unit: 's',
+      description: 'The duration of the MCP session as observed on the MCP server (ended by its client, or expired: to its last recorded use).',
+      advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+    }),
+    jobRunDuration: meter().createHistogram('reblog.job.run.duration', {
+      unit: 's',
+      description: 'Time a job run took, by handler (reblog.job.tool) and outcome.',
+      advice: { explicitBucketBoundaries: JOB_DURATION_BUCKETS },
+    }),
+  };
+}
 
 /**
  * The Prometheus metrics of one application instance, in its own registry (several apps may share
@@ -78,28 +99,17 @@ export class MetricsService implements OnApplicationShutdown {
     buckets: JOB_DURATION_BUCKETS,
     registers: [this.registry],
   });
-  // The same figures over OTLP (no-op instruments unless the SDK was started first: README.md#tracing).
-  private readonly otelOperationDuration = meter().createHistogram('mcp.server.operation.duration', {
-    unit: 's',
-    description: 'Duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.',
-    advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
-  });
   private readonly sessionDuration = new Histogram({
     name: 'reblog_mcp_server_session_duration_seconds',
-    help: 'mcp.server.session.duration: how long a 2025 session lasted, from initialize to the DELETE that ended it.',
+    help: 'mcp.server.session.duration: how long a 2025 session lasted, from initialize to the DELETE that ended it, or to its last recorded use when it expired (counted when it is purged).',
     buckets: MCP_DURATION_BUCKETS,
     registers: [this.registry],
   });
-  private readonly otelSessionDuration = meter().createHistogram('mcp.server.session.duration', {
-    unit: 's',
-    description: 'The duration of the MCP session as observed on the MCP server (sessions ended by their client).',
-    advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
-  });
-  private readonly otelJobRunDuration = meter().createHistogram('reblog.job.run.duration', {
-    unit: 's',
-    description: 'Time a job run took, by handler (reblog.job.tool) and outcome.',
-    advice: { explicitBucketBoundaries: JOB_DURATION_BUCKETS },
-  });
+  /**
+   * The same figures over OTLP, only when they are exported (the SDK was started first: README.md#tracing);
+   * else null, and a request builds no attribute map for them.
+   */
+  private readonly otel = metricsOn() ? otelInstruments() : null;
 
   readonly rateLimitRefusals = new Counter({
     name: 'reblog_rate_limit_refusals_total',
@@ -173,22 +183,23 @@ export class MetricsService implements OnApplicationShutdown {
     this.latency.observe({ method, outcome: sample.outcome }, sample.seconds);
     const errorType = sample.errorType ?? '';
     this.operationDuration.observe({ mcp_method_name: method, gen_ai_tool_name: tool, error_type: errorType }, sample.seconds);
+    if (!this.otel) return;
     const attributes: Attributes = { 'mcp.method.name': method };
     if (tool) attributes['gen_ai.tool.name'] = tool;
     if (sample.errorType) attributes['error.type'] = sample.errorType;
-    this.otelOperationDuration.record(sample.seconds, attributes);
+    this.otel.operationDuration.record(sample.seconds, attributes);
   }
 
-  /** A session its client ended (DELETE /mcp), `seconds` after it was opened. */
+  /** A session that ended (DELETE /mcp) or expired (recorded when purged), `seconds` after it was opened. */
   sessionEnded(seconds: number): void {
     this.sessionDuration.observe(seconds);
-    this.otelSessionDuration.record(seconds);
+    this.otel?.sessionDuration.record(seconds);
   }
 
   /** One job run that ended on this instance. */
   jobRun(tool: string, outcome: JobRunOutcome, seconds: number): void {
     const kind = KNOWN_TOOLS.has(tool) ? tool : 'other';
     this.jobRunDuration.observe({ tool: kind, outcome }, seconds);
-    this.otelJobRunDuration.record(seconds, { 'reblog.job.tool': kind, 'reblog.job.outcome': outcome });
+    this.otel?.jobRunDuration.record(seconds, { 'reblog.job.tool': kind, 'reblog.job.outcome': outcome });
   }
 }

@@ -91,6 +91,22 @@ input[type=datetime-local] { font: inherit; color: inherit; background: var(--bg
 a.button.small { padding: .2rem .6rem; font-size: .9rem; }
 table.log td { white-space: nowrap; }
 nav.pager { display: flex; gap: 1.5rem; margin: .5rem 0 1.5rem; }
+/* Audit: cells wrap (targets and changes are key: value lines); on a phone each event is a block of labelled lines. */
+table.audit { margin: .5rem 0 1rem; }
+table.audit td { vertical-align: top; overflow-wrap: anywhere; }
+table.audit td[data-label=Time], table.audit td[data-label=Action] { white-space: nowrap; }
+table.audit td[data-label=Who] { overflow-wrap: normal; }
+table.audit .badge { white-space: nowrap; }
+ul.pairs { list-style: none; padding: 0; margin: 0; }
+ul.pairs ul.pairs { padding-left: 1rem; }
+ul.pairs .key { color: var(--muted); }
+@media (max-width: 40rem) {
+  table.audit thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.audit, table.audit tbody, table.audit tr, table.audit td { display: block; }
+  table.audit tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  table.audit td { border: 0; padding: .1rem 0; }
+  table.audit td::before { content: attr(data-label) ": "; color: var(--muted); }
+}
 dl.details { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .35rem 1.25rem; margin: 1rem 0; }
 dl.details div { display: contents; }
 dl.details dt { color: var(--muted); }

@@ -39,7 +39,7 @@ describe('console: the Audit page (owners only)', () => {
     await t.close();
   });
 
-  const actions = (text: string) => [...text.matchAll(/<td><code>([a-z_]+\.[a-z_]+)<\/code><\/td>/g)].map((m) => m[1]);
+  const actions = (text: string) => [...text.matchAll(/<td data-label="Action"><code>([a-z_]+\.[a-z_]+)<\/code><\/td>/g)].map((m) => m[1]);
 
   it("shows the account's events newest first, with who did them; the nav links it for owners", async () => {
     const res = await get(page(), ownerSession);
@@ -49,6 +49,9 @@ describe('console: the Audit page (owners only)', () => {
     expect(actions(res.text)).toEqual(['api_key.created', 'account_member.put', 'project.created', 'account.created']);
     expect(res.text).toContain(owner.email);
     expect(res.text).toContain('<span class="badge">operator</span>');
+    // A target and a change read as key: value lines, not JSON.
+    expect(res.text).toContain(`<td data-label="Target"><ul class="pairs"><li><span class="key">project_id:</span> <code>${projectId}</code></li></ul></td>`);
+    expect(res.text).not.toMatch(/<td[^>]*>(<code>)?\{"/);
     // Another account's events never show.
     expect(res.text).not.toContain('Elsewhere');
     expect(res.text).not.toContain(otherAccountId);

@@ -37,17 +37,20 @@ describe('console sign-in links never reach further than their maker', () => {
 
   afterAll(() => t?.close());
 
-  it('the chain stops at step 2: Alice adds Bob to A on the Members page, then asking for his link is 422 with the sentence, and no link exists', async () => {
+  it('the chain stops at step 2: Alice adds Bob to A on the Members page; his page offers no link but says why, and the post sent anyway is 422 with the sentence, and no link exists', async () => {
     const added = await post(pageA('members'), aliceSession, { csrf: aliceSession.csrf, email: bob.email, role: 'member' });
     expect(added.status).toBe(303);
 
     const member = await t.http.get(pageA(`members/${bob.id}`)).set('Cookie', aliceSession.cookie);
     expect(member.status).toBe(200);
-    // The form, as the page offers it, and the same post sent directly.
-    const form = /<form method="post" action="([^"]+sign-in-link)"/.exec(member.text)?.[1];
-    expect(form).toBe(pageA(`members/${bob.id}/sign-in-link`));
+    // No button to press: the sentence the post would answer, in its place.
+    expect(member.text).not.toContain('sign-in-link"');
+    expect(member.text).not.toContain('Make a sign-in link');
+    expect(member.text).toContain(`<p>${bob.email} ${REFUSAL}</p>`);
+    // The same post sent directly.
+    const form = pageA(`members/${bob.id}/sign-in-link`);
     for (let i = 0; i < 2; i++) {
-      const refused = await post(form!, aliceSession, { csrf: field(member.text, 'csrf') ?? aliceSession.csrf });
+      const refused = await post(form, aliceSession, { csrf: field(member.text, 'csrf') ?? aliceSession.csrf });
       expect(refused.status).toBe(422);
       expect(refused.text).toContain(`${bob.email} ${REFUSAL}`);
       expect(refused.text).not.toMatch(/rbl_[A-Za-z0-9_-]{43}/);
@@ -63,6 +66,9 @@ describe('console sign-in links never reach further than their maker', () => {
   it('a person who belongs only to A gets a link; its page says whose sign-in it is, who made it and where', async () => {
     const carol = await newUser(t, `carol-${Date.now()}@a.test`);
     await addAccountMember(t, accountA, carol.id, 'member');
+    const page = await t.http.get(pageA(`members/${carol.id}`)).set('Cookie', aliceSession.cookie);
+    expect(page.text).toContain('Make a sign-in link');
+    expect(page.text).not.toContain(REFUSAL);
     const made = await post(pageA(`members/${carol.id}/sign-in-link`), aliceSession, { csrf: aliceSession.csrf });
     expect(made.status).toBe(201);
     const url = linkUrl(made.text)!;

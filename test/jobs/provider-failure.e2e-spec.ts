@@ -56,6 +56,9 @@ describe('jobs: provider failures become failed jobs with messages a model can a
       expect(request.path).toBe('/v1/chat/completions');
       expect(request.authorization).toBe('Bearer sk-provider-secret');
       expect(request.body).not.toContain(tenant.key);
+      // Tracing is off in this file: no trace context is added.
+      expect(request.headers.traceparent).toBeUndefined();
+      expect(request.headers.tracestate).toBeUndefined();
     }
   });
 

@@ -6,6 +6,8 @@ import { PNG } from 'pngjs';
 export interface FakeOpenAiRequest {
   path: string;
   authorization: string | undefined;
+  /** Every header, as Node lower-cases them (`traceparent`, `tracestate`...). */
+  headers: IncomingMessage['headers'];
   /** The raw body, as sent. */
   body: string;
 }
@@ -46,7 +48,7 @@ export async function startFakeOpenAi(opts: { otherSizes?: string[] } = {}): Pro
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      fake.seen.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
+      fake.seen.push({ path: req.url ?? '', authorization: req.headers.authorization, headers: req.headers, body });
       const send = (status: number, json: unknown) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(typeof json === 'string' ? json : JSON.stringify(json));
       if (fake.answer) return send(fake.answer.status, fake.answer.body);

@@ -20,8 +20,9 @@ export interface ReceivedSpan {
 /** One data point of a received metric (histograms, sums and gauges alike). */
 export interface ReceivedPoint {
   attributes: Record<string, unknown>;
-  /** Histograms: how many values, and the bucket bounds. */
+  /** Histograms: how many values, their sum, and the bucket bounds. */
   count?: number;
+  sum?: number;
   explicitBounds?: number[];
   /** Sums and gauges. */
   value?: number;
@@ -136,7 +137,7 @@ export class OtlpReceiver {
         metrics?: {
           name: string;
           unit?: string;
-          histogram?: { dataPoints?: { attributes?: KeyValues; count?: string | number; explicitBounds?: number[] }[] };
+          histogram?: { dataPoints?: { attributes?: KeyValues; count?: string | number; sum?: number; explicitBounds?: number[] }[] };
           sum?: { dataPoints?: { attributes?: KeyValues; asInt?: string | number; asDouble?: number }[] };
           gauge?: { dataPoints?: { attributes?: KeyValues; asInt?: string | number; asDouble?: number }[] };
         }[];
@@ -147,7 +148,12 @@ export class OtlpReceiver {
       for (const sm of rm.scopeMetrics ?? []) {
         for (const m of sm.metrics ?? []) {
           const points: ReceivedPoint[] = [
-            ...(m.histogram?.dataPoints ?? []).map((p) => ({ attributes: plain(p.attributes), count: Number(p.count), explicitBounds: p.explicitBounds })),
+            ...(m.histogram?.dataPoints ?? []).map((p) => ({
+              attributes: plain(p.attributes),
+              count: Number(p.count),
+              sum: p.sum,
+              explicitBounds: p.explicitBounds,
+            })),
             ...[...(m.sum?.dataPoints ?? []), ...(m.gauge?.dataPoints ?? [])].map((p) => ({
               attributes: plain(p.attributes),
               value: Number(p.asInt ?? p.asDouble),

@@ -1,5 +1,7 @@
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import request from 'supertest';
-import { flushTelemetry, shutdownTelemetry, startTelemetry } from '../../src/common/telemetry.js';
+import { OpenAiHttpClient } from '../../src/ai/openai-http.client.js';
+import { flushTelemetry, shutdownTelemetry, startTelemetry, tracer } from '../../src/common/telemetry.js';
 import { createDatabase, eventually, type TestDatabase } from '../support/database.js';
 import { configuredTenant } from '../support/fixtures.js';
 import { call, callError, callOk, rpc, toolJson } from '../support/mcp-client.js';
@@ -123,7 +125,10 @@ describe('tracing: a job run is linked to the call that queued it, across instan
       const calls = receiver.spans.filter((s) => s.parentSpanId === jobSpan.spanId && s.kind === CLIENT && s.attributes['http.request.method'] === 'POST');
       // One span per attempt (a 500 is retried by the client before the job fails).
       expect(calls.length).toBe(fake.seen.length);
+      // Each attempt carried its own span's trace context: the provider's trace continues ours.
+      expect(fake.seen.map((r) => r.headers.traceparent).sort()).toEqual(calls.map((s) => `00-${s.traceId}-${s.spanId}-01`).sort());
       for (const span of calls) {
+        expect(span.traceId).toBe(jobSpan.traceId);
         expect(span).toMatchObject({
           name: 'POST',
           attributes: { 'url.full': `${fake.url}/chat/completions`, 'server.address': '127.0.0.1', 'http.response.status_code': 500, 'error.type': '500' },
@@ -132,9 +137,33 @@ describe('tracing: a job run is linked to the call that queued it, across instan
       const text = JSON.stringify(calls);
       expect(text).not.toContain('sk-provider-secret');
       expect(text).not.toContain('A secret brief');
+      // The job's trace is a root of its own: no trace state to carry.
+      expect(fake.seen.every((r) => r.headers.tracestate === undefined)).toBe(true);
     } finally {
       await provided.close();
       await own.drop();
+      await fake.close();
+    }
+  });
+
+  it("a provider call made in a traced context with a trace state carries both traceparent and tracestate of the call's span", async () => {
+    const fake: FakeOpenAi = await startFakeOpenAi();
+    fake.answer = { status: 200, body: '{"ok":true}' };
+    try {
+      const parent = propagation.extract(ROOT_CONTEXT, { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'rojo=00f067aa0ba902b7' });
+      const client = new OpenAiHttpClient('image', { baseUrl: fake.url, maxAttempts: 1 });
+      await context.with(parent, () =>
+        tracer.startActiveSpan('caller', (span) =>
+          client.postJson('images/generations', { prompt: 'a loaf' }, new AbortController().signal).finally(() => span.end()),
+        ),
+      );
+      await flushTelemetry();
+      const caller = receiver.spans.find((s) => s.name === 'caller' && s.traceId === CLIENT_TRACE)!;
+      const post = receiver.spans.find((s) => s.parentSpanId === caller.spanId && s.kind === CLIENT)!;
+      expect(post).toMatchObject({ name: 'POST', attributes: { 'url.full': `${fake.url}/images/generations`, 'reblog.provider': 'image' } });
+      expect(fake.seen).toHaveLength(1);
+      expect(fake.seen[0].headers).toMatchObject({ traceparent: `00-${CLIENT_TRACE}-${post.spanId}-01`, tracestate: 'rojo=00f067aa0ba902b7' });
+    } finally {
       await fake.close();
     }
   });

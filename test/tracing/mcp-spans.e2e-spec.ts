@@ -1,5 +1,7 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { flushTelemetry, shutdownTelemetry, startTelemetry } from '../../src/common/telemetry.js';
+import { SessionsService } from '../../src/mcp/sessions.service.js';
 import { MCP_DURATION_BUCKETS } from '../../src/metrics/metrics.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import { call, initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
@@ -191,5 +193,39 @@ describe('tracing: one SERVER span per /mcp request', () => {
     await flushTelemetry();
     expect(receiver.latest('mcp.server.session.duration')).toEqual([expect.objectContaining({ count: 1, explicitBounds: MCP_DURATION_BUCKETS })]);
     expect((await request(t.baseUrl).get('/metrics')).text).toMatch(/^reblog_mcp_server_session_duration_seconds_count 1$/m);
+  });
+
+  it('mcp.server.session.duration: a session that expired, when it is purged (creation to last use), over OTLP and on /metrics', async () => {
+    /** The histogram's count and sum, on /metrics and in the latest OTLP export. */
+    const figures = async () => {
+      await flushTelemetry();
+      const text = (await request(t.baseUrl).get('/metrics')).text;
+      const point = receiver.latest('mcp.server.session.duration')[0];
+      return {
+        count: Number(/^reblog_mcp_server_session_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? 0),
+        sum: Number(/^reblog_mcp_server_session_duration_seconds_sum (\S+)$/m.exec(text)?.[1] ?? 0),
+        otlpCount: point?.count ?? 0,
+        otlpSum: point?.sum ?? 0,
+      };
+    };
+    const { sessionId: expired } = await initSession(t, tenant.key);
+    const { sessionId: ended } = await initSession(t, tenant.key);
+    expect((await t.http.delete('/mcp').set('Authorization', `Bearer ${tenant.key}`).set(sessionHeaders(ended))).status).toBe(204);
+    // Opened two days ago, last used 90 s later, idle ever since: expired.
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE mcp_sessions SET created_at = now() - interval '2 days', last_used_at = now() - interval '2 days' + interval '90 seconds' WHERE id = $1`, [
+        expired,
+      ]);
+    const before = await figures();
+    await t.app.get(SessionsService).purgeExpired();
+    const rows = (await t.app.get(DataSource).query(`SELECT id FROM mcp_sessions WHERE id = ANY($1)`, [[expired, ended]])) as unknown[];
+    expect(rows).toEqual([]);
+    const after = await figures();
+    // The expired one only: the ended one was counted by its DELETE.
+    expect(after.count - before.count).toBe(1);
+    expect(after.sum - before.sum).toBeCloseTo(90, 3);
+    expect(after.otlpCount - before.otlpCount).toBe(1);
+    expect(after.otlpSum - before.otlpSum).toBeCloseTo(90, 3);
   });
 });
