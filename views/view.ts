@@ -68,6 +68,35 @@ function wordCount(markdown: string): number {
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 }
 
+/**
+ * What the view may not load or follow by itself: an image from elsewhere (the host's CSP allows data:
+ * images only) becomes its description, and a link opens through the host (ui/open-link).
+ */
+function offline(body: HTMLElement): void {
+  for (const img of Array.from(body.querySelectorAll('img[data-offline]'))) {
+    const alt = img.getAttribute('alt');
+    img.replaceWith(h('span', { class: 'image-placeholder' }, `[Image${alt ? `: ${alt}` : ''}]`));
+  }
+  for (const link of Array.from(body.querySelectorAll('a[href]'))) {
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      const url = (link as HTMLAnchorElement).href;
+      if (/^https?:/i.test(url)) void app.openLink({ url }).catch(() => undefined);
+    });
+  }
+}
+
+// Sanitising, an image from elsewhere loses its source before it is ever a live element (which would
+// start loading it): offline() shows it as its description.
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName !== 'IMG') return;
+  const el = node as Element;
+  if (el.getAttribute('src')?.startsWith('data:') && !el.hasAttribute('srcset')) return;
+  el.removeAttribute('src');
+  el.removeAttribute('srcset');
+  el.setAttribute('data-offline', '');
+});
+
 function statusBadge(status: string): HTMLElement {
   return h('span', { class: `badge badge-${status}` }, status);
 }
@@ -131,6 +160,10 @@ function render(result: ToolResult): void {
   show(h('h1', {}, 'Reblog'), h('p', {}, 'Nothing to show for this result.'));
 }
 
+function projectLine(view: ViewData | undefined): HTMLElement | null {
+  return view ? h('p', { class: 'project' }, 'Project: ', h('strong', {}, view.project.name)) : null;
+}
+
 function may(view: ViewData | undefined, tool: string): boolean {
   return !!view && view.tools.includes(tool);
 }
@@ -139,7 +172,11 @@ function articleScreen(article: Json, view: ViewData | undefined, image: string 
   const projectArg = view ? { project_id: view.project.id } : {};
   const status = h('div', { class: 'action-status', 'aria-live': 'polite' });
   const body = h('div', { class: 'article-body' });
-  body.innerHTML = DOMPurify.sanitize(marked.parse(String(article.body ?? ''), { async: false }));
+  body.innerHTML = DOMPurify.sanitize(marked.parse(String(article.body ?? ''), { async: false }), {
+    FORBID_ATTR: ['style'],
+    FORBID_TAGS: ['picture', 'video', 'audio', 'source', 'track'],
+  });
+  offline(body);
   const meta: Child[] = [statusBadge(article.status)];
   if (article.status === 'scheduled') meta.push(h('span', {}, `Scheduled for ${formatDate(article.published_at)}`));
   else if (article.status === 'published') meta.push(h('span', {}, `Published ${formatDate(article.published_at)}`));
@@ -185,7 +222,7 @@ function articleScreen(article: Json, view: ViewData | undefined, image: string 
 
   show(
     listing ? backToList(view) : null,
-    h('p', { class: 'project' }, view ? `Project ${view.project.name}` : ''),
+    projectLine(view),
     h(
       'article',
       { 'aria-labelledby': 'article-title' },
@@ -329,7 +366,7 @@ function setupScreen(setup: Json, view: ViewData | undefined): void {
     })();
   });
   show(
-    h('p', { class: 'project' }, view ? `Project ${view.project.name}` : ''),
+    projectLine(view),
     h('h1', { id: 'setup-title' }, 'Set up the writer'),
     h(
       'p',
@@ -393,7 +430,7 @@ function articlesScreen(value: Json, view: ViewData | undefined): void {
   next.addEventListener('click', () => void loadList(projectId, listing!.status, page + 1, status));
 
   show(
-    h('p', { class: 'project' }, view ? `Project ${view.project.name}` : ''),
+    projectLine(view),
     h('h1', {}, 'Articles'),
     h('div', { class: 'toolbar' }, h('label', { for: 'status-filter' }, 'Status'), filter),
     rows.length
