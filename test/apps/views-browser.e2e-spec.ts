@@ -314,6 +314,42 @@ describeWithChromium('MCP Apps views in a host', () => {
     }
   });
 
+  it('a job that outlives its call: the view shows its progress through get_job, then the article, then an image', async () => {
+    // A second server whose jobs answer "running" at once and take a while.
+    const slow = await startTestApp({ SYNC_BUDGET_MS: '0', LOCAL_PROVIDER_DELAY_MS: '1500' });
+    const slowClients: Client[] = [];
+    try {
+      const owner = await configuredTenant(slow);
+      const slowClient = await connectClient(slow, owner.key, 'reblog-test-host', UI_CAPS as never);
+      slowClients.push(slowClient);
+      const brief = { brief: 'Why bread needs salt', title: 'Salt in bread' };
+      const running = (await slowClient.callTool({ name: 'write_article', arguments: brief })) as any;
+      expect(running.structuredContent).toMatchObject({ status: 'running', view: { tools: expect.arrayContaining(['get_job']) } });
+      const host = await openHost(slowClient);
+      try {
+        const frame = await mount(host, 'ui://reblog/article', brief, running);
+        await frame.getByRole('progressbar').waitFor();
+        await frame.getByRole('heading', { name: 'Salt in bread' }).waitFor({ timeout: 30_000 });
+        const calls: string[] = await host.page.evaluate(() => (globalThis as any).viewCalls);
+        expect(new Set(calls)).toEqual(new Set(['get_job']));
+
+        await frame.getByRole('button', { name: 'Generate an image' }).click();
+        await frame.getByRole('button', { name: 'Generate', exact: true }).click();
+        await frame.getByRole('progressbar').waitFor();
+        await frame.getByRole('img', { name: /Featured image/ }).waitFor({ timeout: 30_000 });
+        const after: string[] = await host.page.evaluate(() => (globalThis as any).viewCalls);
+        expect(after.slice(calls.length)).toEqual(expect.arrayContaining(['generate_image', 'get_job', 'get_article']));
+        expect(after[after.length - 1]).toBe('get_article');
+        await expectNoRefusal(host, frame);
+      } finally {
+        await host.close();
+      }
+    } finally {
+      for (const c of slowClients) await c.close().catch(() => undefined);
+      await slow.close();
+    }
+  }, 90_000);
+
   it("takes the host's theme, CSS variables and locale", async () => {
     const created = (await client.callTool({ name: 'create_article', arguments: { title: 'Dark rye', body: 'Late night baking.' } })) as any;
     const host = await openHost(client, 360);
