@@ -11,7 +11,7 @@ import { connectClient } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // The MCP Apps views (docs/protocol.md#mcp-apps-views) in Chromium, as a host renders them: the SDK's
-// AppBridge in a test page (test/apps/host-page.ts) loads each view, read from the real server, in a
+// AppBridge in a test page (test/apps/host/host-page.ts) loads each view, read from the real server, in a
 // sandboxed iframe under the CSP its `_meta.ui.csp` asks for; the view's tool calls go through the
 // bridge to the test's MCP client (which holds the key) and on to the real /mcp.
 
@@ -43,7 +43,7 @@ describeWithChromium('MCP Apps views in a host', () => {
 
   beforeAll(async () => {
     const bundle = await build({
-      entryPoints: [join(__dirname, 'host-page.ts')],
+      entryPoints: [join(__dirname, 'host', 'host-page.ts')],
       bundle: true,
       write: false,
       format: 'iife',
@@ -95,7 +95,7 @@ describeWithChromium('MCP Apps views in a host', () => {
     context: Record<string, unknown> = {},
   ): Promise<Frame> {
     const read = await client.readResource({ uri });
-    const content = read.contents[0] as { text: string; _meta: { ui: { csp: Record<string, string[]> } } };
+    const content = read.contents[0] as unknown as { text: string; _meta: { ui: { csp: Record<string, string[]> } } };
     const theme = (context.theme as 'light' | 'dark' | undefined) ?? 'light';
     const hostContext = { theme, locale: 'en-GB', displayMode: 'inline', platform: 'web', styles: { variables: HOST_STYLES[theme] }, ...context };
     await host.page.evaluate((m) => (globalThis as any).mountView(m), { html: content.text, csp: content._meta.ui.csp, toolInput, toolResult, hostContext });
