@@ -9,7 +9,7 @@ import { marked } from 'marked';
 
 type Json = Record<string, any>;
 interface ToolResult {
-  content?: { type: string; text?: string }[];
+  content?: { type: string; text?: string; data?: string; mimeType?: string }[];
   structuredContent?: Json;
   isError?: boolean;
   _meta?: Json;
@@ -321,7 +321,16 @@ function jobScreen(job: Json, view: ViewData | undefined, result: ToolResult): v
   if (job.status === 'failed' || job.status === 'cancelled') {
     return show(h('h1', {}, 'Job ' + String(job.status)), alertBox(job.error?.message ?? `The ${job.tool} job was ${job.status}.`));
   }
-  if (job.status === 'succeeded') return show(h('h1', {}, 'Job done'), h('p', {}, `The ${job.tool} job succeeded.`));
+  if (job.status === 'succeeded') {
+    // An image job: its image comes as the result's MCP image block.
+    const block = result.content?.find((c) => c.type === 'image') as { data?: string; mimeType?: string } | undefined;
+    const image = block?.data && block.mimeType?.startsWith('image/') ? `data:${block.mimeType};base64,${block.data}` : null;
+    return show(
+      projectLine(view),
+      h('h1', {}, 'Image ready'),
+      image ? h('img', { class: 'featured', src: image, alt: `The image the ${String(job.tool)} job made` }) : h('p', {}, `The ${job.tool} job succeeded.`),
+    );
+  }
   const where = h('div', {}, progressBar(Number(job.progress ?? 0), `${job.tool}: ${job.status}`));
   show(h('h1', {}, job.tool === 'write_article' ? 'Writing the article…' : 'Working…'), where);
   if (!may(view, 'get_job')) return;

@@ -233,6 +233,21 @@ describeWithChromium('MCP Apps views in a host', () => {
     }
   });
 
+  it('the get_job result of an image job shows the image', async () => {
+    const made = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'A baguette' } })) as any;
+    expect(made.structuredContent.status).toBe('succeeded');
+    const job = await client.callTool({ name: 'get_job', arguments: { job_id: made.structuredContent.job_id } });
+    const host = await openHost(client);
+    try {
+      const frame = await mount(host, 'ui://reblog/article', { job_id: made.structuredContent.job_id }, job);
+      await frame.getByRole('heading', { name: 'Image ready' }).waitFor();
+      expect(await frame.getByRole('img').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+      await expectNoRefusal(host, frame);
+    } finally {
+      await host.close();
+    }
+  });
+
   it("a read-only key's view has no actions", async () => {
     const reader = await newKey(t, tenant.accountId, withRole(tenant.projectIds, 'viewer'), ['read']);
     const readerClient = await uiClient(reader.key);
