@@ -3,7 +3,14 @@
 // fetch nothing. What a tool result carries for them: the tool's JSON in `structuredContent`, with
 // `view` ({project, tools}: the tools this credential may run there, as the server's catalogue says)
 // and the featured image as a data: URL in `_meta["reblog/featured_image"]`.
-import { App, PostMessageTransport, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import {
+  App,
+  PostMessageTransport,
+  applyDocumentTheme,
+  applyHostFonts,
+  applyHostStyleVariables,
+  type McpUiHostContext,
+} from '@modelcontextprotocol/ext-apps/app-with-deps';
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 
