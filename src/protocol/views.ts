@@ -1,8 +1,7 @@
-/**
- * MCP Apps (the `io.modelcontextprotocol/ui` extension, SEP-1865; docs/protocol.md#mcp-apps-views): the
- * views this server offers, as `ui://` resources, to the clients that declare the extension.
- */
-/** The MCP Apps extension (SEP-1865): tools linked to `ui://` views the host renders. */
+// MCP Apps (the `io.modelcontextprotocol/ui` extension, SEP-1865; docs/protocol.md#mcp-apps-views): the
+// views this server offers, as `ui://` resources, to the clients that declare the extension.
+
+/** The MCP Apps extension's id, the key a client declares it under in `capabilities.extensions`. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 /** The MIME type of an MCP Apps view (an HTML document the host renders in a sandboxed iframe). */
 export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
