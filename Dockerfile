@@ -10,6 +10,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
+COPY views ./views
+COPY scripts/build-views.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-slim

@@ -3,6 +3,7 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cleanCapabilities, isLogLevel, LOG_LEVELS } from '../protocol/client-capabilities.js';
+import { takesViews } from '../protocol/views.js';
 import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import {
   DetachToTask,
@@ -195,8 +196,8 @@ export class McpMethods implements OnModuleInit {
   }
 
   @McpMethod('tools/list', { advertises: { tools: {} } })
-  listTools({ principal }: MethodCall): MethodResult {
-    return { result: this.access.list(principal) };
+  listTools({ principal, client }: MethodCall): MethodResult {
+    return { result: this.access.list(principal, takesViews(client.capabilities)) };
   }
 
   @McpMethod('tools/call')

@@ -1,12 +1,14 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { Outcome } from '../activity/activity-entry.entity.js';
 import type { Principal, ReachableProject } from '../auth/principal.js';
 import { DomainError } from '../common/domain-error.js';
 import { guardArguments } from './argument-guard.js';
+import { takesViews } from '../protocol/views.js';
 import { InputRequired } from '../protocol/input.js';
 import { InputRequests } from './input-requests.js';
 import { RpcCode, RpcError } from '../protocol/json-rpc.js';
-import { ToolReply, type ToolContext } from '../protocol/mcp-tool.decorator.js';
+import { ToolReply, ToolViewData, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import type { MethodResult } from '../protocol/method-result.js';
 import { DetachToTask, type ToolCalls, type ToolCallInput } from '../protocol/mcp-method.js';
 import { describeSchemaError } from './schema-errors.js';
@@ -16,13 +18,24 @@ import { toolError, toolResult } from './tool-result.js';
 
 /** `tools/call`: find the tool, route the project, guard and validate the arguments, run, shape the result. */
 @Injectable()
-export class ToolDispatcher implements ToolCalls {
+export class ToolDispatcher implements ToolCalls, OnModuleInit {
   private readonly log = new Logger(ToolDispatcher.name);
+  /** What view-linked answers carry for MCP Apps views, when the app has the product's tools. */
+  private viewData?: ToolViewData;
 
   constructor(
     private readonly access: ToolAccess,
     private readonly inputs: InputRequests,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  onModuleInit(): void {
+    try {
+      this.viewData = this.moduleRef.get(ToolViewData, { strict: false });
+    } catch {
+      this.viewData = undefined;
+    }
+  }
 
   async call({ principal, session, era, client, params, signal, stream, requestKey, detachable }: ToolCallInput): Promise<MethodResult> {
     if (params === null || typeof params !== 'object' || Array.isArray(params))
@@ -67,9 +80,12 @@ export class ToolDispatcher implements ToolCalls {
         detach: async () => {
           if (detachable) throw new DetachToTask();
         },
-        mayRun: (other) => {
+        views: takesViews(client.capabilities),
+        view: (answer, projectId) => (ctx.views && this.viewData ? this.viewData.reply(ctx, answer, projectId) : Promise.resolve(answer)),
+        mayRun: (other, projectId) => {
           const found = this.access.find(principal, other);
-          return found !== undefined && project !== undefined && permits(project, found.definition);
+          const where = projectId === undefined ? project : principal.projects.get(projectId);
+          return found !== undefined && where !== undefined && permits(where, found.definition);
         },
       };
       const reply = await tool.handler.run(args, ctx);

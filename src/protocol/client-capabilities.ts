@@ -11,8 +11,11 @@ export function logPasses(level: LogLevel, threshold: LogLevel | null): boolean 
   return threshold !== null && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
 }
 
-/** The client capabilities a session keeps (MCP 2025-11-25 `ClientCapabilities`); any other key is dropped. */
-const KNOWN = ['roots', 'sampling', 'elicitation', 'tasks', 'experimental'] as const;
+/**
+ * The client capabilities a session keeps (MCP 2025-11-25 `ClientCapabilities`, with the `extensions`
+ * map the extensions such as MCP Apps are declared in); any other key is dropped.
+ */
+const KNOWN = ['roots', 'sampling', 'elicitation', 'tasks', 'experimental', 'extensions'] as const;
 /** The most JSON one capability may take; a larger one is kept as `{}` (declared, details dropped). */
 const MAX_CAPABILITY_JSON = 2_048;
 

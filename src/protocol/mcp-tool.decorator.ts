@@ -39,6 +39,11 @@ export interface ToolDefinition<Input extends ObjectSchema = ObjectSchema> {
   role: ProjectRole;
   /** Acts on one project, chosen by `project_id` or inferred. */
   projectScoped: boolean;
+  /**
+   * The MCP Apps view (a `ui://` resource) a host renders this tool's results in: published as the
+   * tool's `_meta.ui.resourceUri` to clients that declare the extension only (docs/protocol.md#mcp-apps-views).
+   */
+  view?: string;
   /** Accepts object values in arguments it does not declare (none of today's tools). */
   richBody?: boolean;
   /** Overrides the annotations derived from the verb. */
@@ -97,8 +102,15 @@ export interface ToolContext {
    * Resolves at once otherwise (and in the task's own run).
    */
   detach(): Promise<void>;
-  /** Whether this credential could run the tool `name` in {@link project} (scope, role, not disabled). */
-  mayRun(name: string): boolean;
+  /** Whether this credential could run the tool `name` in {@link project}, or in the project `projectId` it reaches (scope, role, not disabled). */
+  mayRun(name: string, projectId?: string): boolean;
+  /** Whether the client renders MCP Apps views (it declared the extension; docs/protocol.md#mcp-apps-views). */
+  readonly views: boolean;
+  /**
+   * The answer of a tool linked to a view, for the project `projectId` (the call's own by default): for a
+   * client that renders views, with what the view needs ({@link ToolViewData}); for any other, `answer` untouched.
+   */
+  view(answer: object | ToolReply, projectId?: string): Promise<object | ToolReply>;
 }
 
 export type { ElicitParams, ElicitProperty, ElicitResult } from './input.js';
@@ -136,6 +148,14 @@ export class ToolReply {
  */
 export function jsonToolResult(value: Record<string, unknown>, extra: ContentBlock[] = []): Record<string, unknown> {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }, ...extra], structuredContent: value };
+}
+
+/**
+ * What a view-linked tool's answer carries for its MCP Apps view (the tools' ToolViews): found at boot
+ * by the transport, which hands it to {@link ToolContext.view}; without one, answers stay as they are.
+ */
+export abstract class ToolViewData {
+  abstract reply(ctx: ToolContext, answer: object | ToolReply, projectId: string | undefined): Promise<object | ToolReply>;
 }
 
 /** A tool provider: a thin adapter from arguments to a domain service. */

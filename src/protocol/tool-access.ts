@@ -11,8 +11,8 @@ import { ToolRegistry, type CatalogueTool } from './tool-registry.js';
  */
 @Injectable()
 export class ToolAccess {
-  /** `tools/list` results per principal; principals are short-lived cache entries themselves. */
-  private readonly listings = new WeakMap<Principal, string>();
+  /** `tools/list` results per principal, without and with the MCP Apps views; principals are short-lived cache entries themselves. */
+  private readonly listings = new WeakMap<Principal, { plain?: string; views?: string }>();
 
   constructor(private readonly registry: ToolRegistry) {}
 
@@ -22,14 +22,15 @@ export class ToolAccess {
     return tool && this.visible(principal, tool.definition) ? tool : undefined;
   }
 
-  /** The JSON of `{"tools":[...]}` for this principal, filtered by scope and by reachable projects. */
-  list(principal: Principal): string {
-    let listing = this.listings.get(principal);
-    if (listing === undefined) {
-      listing = this.registry.list((definition) => this.visible(principal, definition), listsProjectId(principal));
-      this.listings.set(principal, listing);
-    }
-    return listing;
+  /**
+   * The JSON of `{"tools":[...]}` for this principal, filtered by scope and by reachable projects; with
+   * `views` (a client that renders MCP Apps views), each tool with a view names it.
+   */
+  list(principal: Principal, views = false): string {
+    let listings = this.listings.get(principal);
+    if (listings === undefined) this.listings.set(principal, (listings = {}));
+    const key = views ? 'views' : 'plain';
+    return (listings[key] ??= this.registry.list((definition) => this.visible(principal, definition), listsProjectId(principal), views));
   }
 
   /** Projects where `principal` may run `definition`: role high enough and the tool not disabled. */

@@ -11,8 +11,11 @@ export interface CatalogueTool {
   definition: ToolDefinition;
   handler: McpToolHandler;
   validate: ValidateFunction;
-  /** `tools/list` entries, serialised once: as declared, and with a required `project_id`. */
-  listed: { plain: string; withProject: string };
+  /**
+   * `tools/list` entries, serialised once: as declared, and with a required `project_id`; each also
+   * as a client that renders MCP Apps views sees it (`_meta.ui`, when the tool has a view).
+   */
+  listed: Record<'plain' | 'withProject' | 'plainViews' | 'withProjectViews', string>;
 }
 
 const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
@@ -45,7 +48,12 @@ export class ToolRegistry implements OnModuleInit {
         definition,
         handler,
         validate: (definition.input.$schema === JSON_SCHEMA_2020_12 ? ajv2020 : ajv).compile(closed(definition.input)),
-        listed: { plain: JSON.stringify(listing(definition, false)), withProject: JSON.stringify(listing(definition, true)) },
+        listed: {
+          plain: JSON.stringify(listing(definition, false, false)),
+          withProject: JSON.stringify(listing(definition, true, false)),
+          plainViews: JSON.stringify(listing(definition, false, true)),
+          withProjectViews: JSON.stringify(listing(definition, true, true)),
+        },
       });
     }
     const missing = TOOL_NAMES.filter((name) => !this.tools.has(name));
@@ -58,12 +66,16 @@ export class ToolRegistry implements OnModuleInit {
     return this.tools.get(name);
   }
 
-  /** The JSON of `{"tools":[...]}` with the tools `shown` lets through; with `several` projects, project-scoped ones require `project_id`. */
-  list(shown: (definition: ToolDefinition) => boolean, several: boolean): string {
+  /**
+   * The JSON of `{"tools":[...]}` with the tools `shown` lets through; with `several` projects,
+   * project-scoped ones require `project_id`; with `views`, tools name their MCP Apps view.
+   */
+  list(shown: (definition: ToolDefinition) => boolean, several: boolean, views = false): string {
     const entries: string[] = [];
     for (const tool of this.tools.values()) {
       if (!shown(tool.definition)) continue;
-      entries.push(several && tool.definition.projectScoped ? tool.listed.withProject : tool.listed.plain);
+      const withProject = several && tool.definition.projectScoped;
+      entries.push(tool.listed[withProject ? (views ? 'withProjectViews' : 'withProject') : views ? 'plainViews' : 'plain']);
     }
     return `{"tools":[${entries.join(',')}]}`;
   }
@@ -96,7 +108,7 @@ function closed(input: ObjectSchema): ObjectSchema {
   return { additionalProperties: false, ...input };
 }
 
-function listing(definition: ToolDefinition, withProject: boolean) {
+function listing(definition: ToolDefinition, withProject: boolean, views: boolean) {
   const input = closed(definition.input);
   const inputSchema = withProject
     ? {
@@ -113,5 +125,7 @@ function listing(definition: ToolDefinition, withProject: boolean) {
     inputSchema,
     ...(definition.output ? { outputSchema: definition.output } : {}),
     ...(annotations ? { annotations } : {}),
+    // MCP Apps: `_meta.ui.resourceUri`, and the older flat key hosts of the first drafts read.
+    ...(views && definition.view ? { _meta: { ui: { resourceUri: definition.view }, 'ui/resourceUri': definition.view } } : {}),
   };
 }

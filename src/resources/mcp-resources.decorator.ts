@@ -10,6 +10,7 @@ export interface ResourceEntry {
   mimeType?: string;
   size?: number;
   annotations?: { lastModified?: string; audience?: ('user' | 'assistant')[]; priority?: number };
+  _meta?: Record<string, unknown>;
 }
 
 /** A `resources/templates/list` entry (MCP "ResourceTemplate", RFC 6570 `uriTemplate`). */
@@ -22,7 +23,7 @@ export interface ResourceTemplateEntry {
 }
 
 /** One item of `resources/read`'s `contents`: text or base64 `blob`. */
-export type ResourceContents = { uri: string; mimeType?: string } & ({ text: string } | { blob: string });
+export type ResourceContents = { uri: string; mimeType?: string; _meta?: Record<string, unknown> } & ({ text: string } | { blob: string });
 
 /**
  * Who reads, and where the product's articles and media are readable for them: the projects where
@@ -32,6 +33,8 @@ export type ResourceContents = { uri: string; mimeType?: string } & ({ text: str
 export interface ResourceContext {
   principal: Principal;
   readable: ReadonlyMap<string, ReachableProject>;
+  /** Whether the client renders MCP Apps views (it declared the extension): only such a client lists and reads them. */
+  views: boolean;
 }
 
 /** A page of a provider's resources; `cursor` is the provider's own, opaque to everybody else. */

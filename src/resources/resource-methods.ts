@@ -4,7 +4,9 @@ import { DatabaseNotifications } from '../database/notifications.service.js';
 import { RpcError } from '../protocol/json-rpc.js';
 import { McpMethod, SessionOutbox } from '../protocol/mcp-method.js';
 import type { MethodResult } from '../protocol/method-result.js';
+import type { RequestClient } from '../mcp/mcp-request.js';
 import type { SessionInfo } from '../mcp/sessions.service.js';
+import { takesViews } from '../protocol/views.js';
 import { ToolAccess } from '../protocol/tool-access.js';
 import { InvalidCursorError, type ResourceContext } from './mcp-resources.decorator.js';
 import { ResourceRegistry } from './resource-registry.js';
@@ -21,6 +23,7 @@ interface Call {
   principal: Principal;
   session: SessionInfo | null;
   params: unknown;
+  client?: RequestClient;
 }
 
 /**
@@ -56,10 +59,10 @@ export class ResourceMethods {
   }
 
   @McpMethod('resources/list', { advertises: { resources: {} } })
-  async list({ principal, params }: Call): Promise<MethodResult> {
+  async list({ principal, params, client }: Call): Promise<MethodResult> {
     const cursor = field(params, 'cursor', 'resources/list', false);
     try {
-      const page = await this.registry.list(this.context(principal), cursor);
+      const page = await this.registry.list(this.context(principal, client), cursor);
       return { result: page.nextCursor === undefined ? { resources: page.resources } : page };
     } catch (err) {
       if (err instanceof InvalidCursorError) throw RpcError.invalidParams('Invalid params: "cursor" is not one resources/list gave; list again without it.');
@@ -74,9 +77,9 @@ export class ResourceMethods {
   }
 
   @McpMethod('resources/read')
-  async read({ principal, params }: Call): Promise<MethodResult> {
+  async read({ principal, params, client }: Call): Promise<MethodResult> {
     const uri = field(params, 'uri', 'resources/read', true);
-    const contents = await this.registry.read(uri, this.context(principal));
+    const contents = await this.registry.read(uri, this.context(principal, client));
     if (!contents) throw notFound(uri);
     return { result: { contents } };
   }
@@ -101,12 +104,15 @@ export class ResourceMethods {
     return { result: {} };
   }
 
-  /** Where this principal's articles and media are readable: the projects where it could run get_article. */
-  private context(principal: Principal): ResourceContext {
+  /**
+   * Where this principal's articles and media are readable: the projects where it could run
+   * get_article; and whether its client renders MCP Apps views.
+   */
+  private context(principal: Principal, client?: RequestClient): ResourceContext {
     const tool = this.access.find(principal, 'get_article');
     const readable = new Map<string, ReachableProject>();
     if (tool) for (const project of this.access.allowedProjects(principal, tool.definition)) readable.set(project.id, project);
-    return { principal, readable };
+    return { principal, readable, views: client !== undefined && takesViews(client.capabilities) };
   }
 
   /**

@@ -8,6 +8,7 @@ import { ResourceMethods } from './resource-methods.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { ResourcesRepository } from './resources.repository.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
+import { ViewResources } from './view-resources.js';
 
 /**
  * MCP resources: the registry of {@link McpResources} providers (the product's articles and media,
@@ -16,7 +17,8 @@ import { SubscriptionsRepository } from './subscriptions.repository.js';
  */
 @Module({
   imports: [DiscoveryModule, ToolCatalogueModule, ArticlesModule, MediaModule],
-  providers: [ResourceRegistry, ArticleResources, ResourcesRepository, SubscriptionsRepository, ResourceMethods],
+  // ViewResources first: a client that takes no views finds it empty, and its pages stay what they were.
+  providers: [ResourceRegistry, ViewResources, ArticleResources, ResourcesRepository, SubscriptionsRepository, ResourceMethods],
   exports: [ResourceRegistry, SubscriptionsRepository],
 })
 export class ResourcesModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_FIELD_PROPERTIES, ARTICLE_SCHEMA } from './article.schemas.js';
+import { ARTICLE_VIEW } from '../protocol/views.js';
 
 const input = {
   type: 'object',
@@ -28,16 +29,19 @@ const input = {
   scope: 'write',
   role: 'editor',
   projectScoped: true,
+  view: ARTICLE_VIEW,
 })
 @Injectable()
 export class CreateArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
+  async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
+    const { principal, project } = ctx;
     const { published_at, ...fields } = args;
-    return this.articles.create(
+    const article = await this.articles.create(
       { accountId: principal.accountId, projectId: project.id },
       { ...fields, published_at: published_at === undefined ? undefined : new Date(published_at) },
     );
+    return ctx.view(article);
   }
 }

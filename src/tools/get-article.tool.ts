@@ -3,6 +3,7 @@ import { ArticlesService } from '../articles/articles.service.js';
 import { DomainError } from '../common/domain-error.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_WITH_REVISIONS_SCHEMA } from './article.schemas.js';
+import { ARTICLE_VIEW } from '../protocol/views.js';
 
 const input = {
   type: 'object',
@@ -22,17 +23,19 @@ const input = {
   scope: 'read',
   role: 'viewer',
   projectScoped: true,
+  view: ARTICLE_VIEW,
 })
 @Injectable()
 export class GetArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  async run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
+  async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
+    const { principal, project } = ctx;
     if ((args.id === undefined) === (args.handle === undefined)) {
       throw new DomainError('invalid_arguments', 'Give exactly one of "id" or "handle".');
     }
     const scope = { accountId: principal.accountId, projectId: project.id };
     const article = await this.articles.get(scope, args);
-    return { ...article, revisions: await this.articles.revisions(scope, article.id) };
+    return ctx.view({ ...article, revisions: await this.articles.revisions(scope, article.id) });
   }
 }

@@ -3,6 +3,7 @@ import { JobsService, jobView } from '../jobs/jobs.service.js';
 import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
 import { JOB_SCHEMA } from './job.schemas.js';
+import { ARTICLE_VIEW } from '../protocol/views.js';
 
 const input = {
   type: 'object',
@@ -21,6 +22,7 @@ const input = {
   scope: 'read',
   role: 'viewer',
   projectScoped: false,
+  view: ARTICLE_VIEW,
 })
 @Injectable()
 export class GetJobTool {
@@ -29,13 +31,15 @@ export class GetJobTool {
     private readonly replies: JobReplies,
   ) {}
 
-  async run(args: ToolArgs<typeof input>, { principal, allowedProjects }: ToolContext) {
+  async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
+    const { principal, allowedProjects } = ctx;
     // The job names its project: only projects where this credential may run get_job reach it.
     const job = await this.jobs.get(
       principal.accountId,
       allowedProjects.map((p) => p.id),
       args.job_id,
     );
-    return new ToolReply(jobView(job) as unknown as Record<string, unknown>, await this.replies.imageContent(job));
+    const reply = new ToolReply(jobView(job) as unknown as Record<string, unknown>, await this.replies.imageContent(job));
+    return ctx.view(reply, job.project_id);
   }
 }

@@ -4,6 +4,7 @@ import { ArticlesService } from '../articles/articles.service.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_SUMMARY_SCHEMA } from './article.schemas.js';
 import { PAGE_ARGS, pagedOutput } from './paged.schemas.js';
+import { ARTICLES_VIEW } from '../protocol/views.js';
 
 const input = {
   type: 'object',
@@ -25,12 +26,13 @@ const input = {
   scope: 'read',
   role: 'viewer',
   projectScoped: true,
+  view: ARTICLES_VIEW,
 })
 @Injectable()
 export class ListArticlesTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run(args: ToolArgs<typeof input>, { principal, project }: ToolContext) {
-    return this.articles.list({ accountId: principal.accountId, projectId: project.id }, args);
+  async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
+    return ctx.view(await this.articles.list({ accountId: ctx.principal.accountId, projectId: ctx.project.id }, args));
   }
 }

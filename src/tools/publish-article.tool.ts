@@ -27,8 +27,11 @@ const input = {
 export class PublishArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run({ id, published_at }: ToolArgs<typeof input>, { principal, project }: ToolContext) {
+  /** Called from the article view too: its answer carries what the view shows next (the view's own tools and image). */
+  async run({ id, published_at }: ToolArgs<typeof input>, ctx: ToolContext) {
+    const { principal, project } = ctx;
     const at = published_at === undefined ? undefined : new Date(published_at);
-    return this.articles.publish({ accountId: principal.accountId, projectId: project.id }, id, at, { credentialId: principal.credential.id });
+    const article = await this.articles.publish({ accountId: principal.accountId, projectId: project.id }, id, at, { credentialId: principal.credential.id });
+    return ctx.view(article);
   }
 }

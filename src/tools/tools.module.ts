@@ -18,6 +18,8 @@ import { ListProjectsTool } from './list-projects.tool.js';
 import { PublishArticleTool } from './publish-article.tool.js';
 import { UpdateArticleTool } from './update-article.tool.js';
 import { WriteArticleTool } from './write-article.tool.js';
+import { ToolViewData } from '../protocol/mcp-tool.decorator.js';
+import { ToolViews } from './tool-views.js';
 import { WriterSetup } from './writer-setup.js';
 
 /** Every MCP tool of the product: thin adapters over the domain services, found by the catalogue at boot. */
@@ -38,6 +40,7 @@ import { WriterSetup } from './writer-setup.js';
     GetJobTool,
     JobReplies,
     WriterSetup,
+    { provide: ToolViewData, useClass: ToolViews },
     ListJobsTool,
     WriteArticleTool,
   ],

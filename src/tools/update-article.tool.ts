@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ArticlesService } from '../articles/articles.service.js';
 import { McpTool, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { ARTICLE_FIELD_PROPERTIES, ARTICLE_ID_PROPERTY, ARTICLE_SCHEMA } from './article.schemas.js';
+import { ARTICLE_VIEW } from '../protocol/views.js';
 
 const input = {
   type: 'object',
@@ -23,12 +24,17 @@ const input = {
   scope: 'write',
   role: 'editor',
   projectScoped: true,
+  view: ARTICLE_VIEW,
 })
 @Injectable()
 export class UpdateArticleTool {
   constructor(private readonly articles: ArticlesService) {}
 
-  run({ id, version, ...fields }: ToolArgs<typeof input>, { principal, project }: ToolContext) {
-    return this.articles.update({ accountId: principal.accountId, projectId: project.id }, id, version, fields, { credentialId: principal.credential.id });
+  async run({ id, version, ...fields }: ToolArgs<typeof input>, ctx: ToolContext) {
+    const { principal, project } = ctx;
+    const article = await this.articles.update({ accountId: principal.accountId, projectId: project.id }, id, version, fields, {
+      credentialId: principal.credential.id,
+    });
+    return ctx.view(article);
   }
 }

@@ -3,6 +3,7 @@ import { WRITE_ARTICLE } from '../agents/write-article.job.js';
 import { LENGTHS } from '../agents/writer-questions.js';
 import { McpTool, ToolReply, type ToolArgs, type ToolContext } from '../protocol/mcp-tool.decorator.js';
 import { JobReplies } from './job-replies.js';
+import { ARTICLE_VIEW } from '../protocol/views.js';
 import { WriterSetup } from './writer-setup.js';
 
 const input = {
@@ -26,6 +27,7 @@ const input = {
   scope: 'generate',
   role: 'editor',
   projectScoped: true,
+  view: ARTICLE_VIEW,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   taskSupport: 'optional',
 })
@@ -38,7 +40,7 @@ export class WriteArticleTool {
 
   async run(args: ToolArgs<typeof input>, ctx: ToolContext) {
     const config = await this.setup.config(ctx, 'write_article');
-    if (config instanceof ToolReply) return config;
-    return this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version });
+    if (config instanceof ToolReply) return ctx.view(config);
+    return ctx.view(await this.replies.run(ctx, WRITE_ARTICLE, { ...args, agent_config_version: config.version }));
   }
 }

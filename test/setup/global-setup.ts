@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import { migrate } from '../../src/database/migrate.js';
 
@@ -23,6 +24,9 @@ export default async function globalSetup(): Promise<void> {
     (globalThis as Record<string, unknown>).__REBLOG_TEST_DB__ = { db, dir };
   }
   await migrate(process.env.DATABASE_URL);
+  // The MCP Apps views the server reads from dist/views (under half a second; npm run build does the same).
+  const views = spawnSync(process.execPath, [resolve(__dirname, '..', '..', 'scripts', 'build-views.mjs')], { encoding: 'utf8' });
+  if (views.status !== 0) throw new Error(`Building the MCP Apps views failed: ${views.stderr || views.stdout}`);
   // TypeORM keeps its entity metadata on globalThis, and Jest hands this process's globals to every test
   // file's sandbox: left here, each file's entities (and through them all the modules it loaded) would
   // be pushed into this one store and kept until the run ends (about 40 MB a file, 4 GB by the last).
