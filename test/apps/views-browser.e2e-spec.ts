@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium } from '../support/browser.js';
+import { ARTIFACTS_DIR, describeWithChromium, launchChromium } from '../support/browser.js';
 import { createDatabase } from '../support/database.js';
 import { configuredTenant, createTenant, newKey, withRole, type Tenant } from '../support/fixtures.js';
 import { connectClient } from '../support/mcp-client.js';
@@ -18,8 +18,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const UI_CAPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 const ROOT = resolve(__dirname, '..', '..');
-/** README.md shows these. */
-const IMAGES = join(ROOT, 'docs', 'images');
+/** README.md shows these: they are rewritten with `UPDATE_DOC_IMAGES=1`; other runs keep them as test artifacts. */
+const IMAGES = process.env.UPDATE_DOC_IMAGES === '1' ? join(ROOT, 'docs', 'images') : ARTIFACTS_DIR;
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const HOST_STYLES = {
   light: { '--color-background-primary': '#ffffff', '--color-text-primary': '#1a1a19', '--font-sans': 'system-ui, sans-serif' },
