@@ -1,22 +1,29 @@
-// Protocol overhead (bench/README.md#targets): in one run, against a raw node:http baseline
-// answering the same bytes, measure our tools/list and tools/call list_projects through the whole
-// pipeline, and the official SDK's stateless recipe. Servers run in child processes; autocannon
-// runs here. Prints a table and writes bench/results/latest.json (key "protocol").
+// Protocol overhead (bench/README.md#targets): in one run, in interleaved rounds, measure our /mcp
+// pipeline against two baselines answering the same bytes — a raw node:http server (the ceiling) and a
+// bare NestJS controller with a guard and a pipe (bench/servers/nest-floor.mjs: the floor any Nest app
+// pays) — and the official SDK's stateless recipe. Ours answers `tools/list` (the product's catalogue,
+// from the server as `npm start` runs it) and the conformance fixture `test_simple_text` (the echo, from
+// the conformance entry point, test/conformance/main.ts), each in both eras: 2025-11-25 in a session
+// (initialize, then Mcp-Session-Id) and 2026-07-28 stateless (its headers and `_meta`); and
+// `tools/call list_projects` (one SQL query). Everything is on: credential, rate limit, activity log
+// committed before each answer. Servers run in child processes; autocannon runs here. Prints a table
+// and writes bench/results/latest.json (key "protocol").
 //
-// The machine is shared: the targets are measured in interleaved rounds (baseline, ours, SDK,
-// then again), each ratio is taken within its round, and the table shows medians over rounds.
+// The machine is shared: the targets are measured in interleaved rounds (each target once per round),
+// each ratio is taken within its round, and the table shows medians over rounds.
 //
 //   BENCH_ROUNDS=3         rounds
 //   BENCH_DURATION=5       seconds measured per target and round
 //   BENCH_WARMUP=2         seconds of unmeasured warm-up per target (first round only)
 //   BENCH_CONNECTIONS=50
 //   BENCH_SDK=false        skip the SDK comparison
-//   BENCH_CPU_PROF=true    profile our server (node --cpu-prof) into bench/results/profiles/
+//   BENCH_CPU_PROF=true    profile our servers (node --cpu-prof) into bench/results/profiles/
+//   BENCH_ONLY=a,b         measure only the targets whose name contains one of these (the baselines always)
 import autocannon from 'autocannon';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, startServer } from '../scripts/lib/server.mjs';
+import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
 import { build, cpuSeconds, median, startChild } from './lib/bench.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
@@ -26,13 +33,32 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WITH_SDK = process.env.BENCH_SDK !== 'false';
 const CPU_PROF = process.env.BENCH_CPU_PROF === 'true';
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
 const TARGET_RATIO = 0.15;
 const TARGET_VS_SDK = 5;
+/** Ours over the bare Nest floor, on the echo and on tools/list, in both eras. */
+const TARGET_VS_FLOOR = 0.85;
 const RESULTS = join(ROOT, 'bench/results');
+const CONFORMANCE_ENTRY = 'dist/conformance/test/conformance/main.js';
 const PROFILES = join(RESULTS, 'profiles');
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+const ECHO = 'test_simple_text';
+const ECHO_TEXT = 'This is a simple text response for testing.';
+const LEGACY = '2025-11-25';
+const MODERN = '2026-07-28';
+/** The `_meta` a 2026-07-28 client sends with every request (test/support/wire2026.ts). */
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const legacyList = LIST;
+const legacyEcho = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: ECHO, arguments: {} } });
+const modernList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } });
+const modernEcho = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: ECHO, arguments: {}, _meta: MODERN_META } });
+const modernHeaders = (method, name) => ({ 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
 
 /** Starts a bench server script; resolves when it prints `listening <port>`. */
 async function startBenchServer(script, env = {}) {
@@ -78,7 +104,8 @@ function cannon(url, headers, body, duration) {
 }
 
 /** Warm-up, then a measured run; fails if any answer was not 2xx. */
-async function measure({ name, pid, url, body, metricsOrigin }, headers, warm) {
+async function measure({ name, pid, url, body, metricsOrigin, headers: own }, shared, warm) {
+  const headers = { ...shared, ...own };
   if (warm && WARMUP > 0) await cannon(url, headers, body, WARMUP);
   process.stdout.write(`  ${name}: `);
   const before = metricsOrigin ? await activityMetrics(metricsOrigin) : null;
@@ -125,8 +152,11 @@ function summarize(targets, rounds) {
     const runs = rounds.map((round) => round[target.name]);
     const within = (other, field) => rounds.map((round) => (round[other] && round[target.name][field] ? round[target.name][field] / round[other][field] : NaN));
     const m = (field) => median(runs.map((r) => r[field]));
+    // Other CPU per request ÷ ours: above 1, an answer here costs less CPU than there.
+    const cpuWithin = (other) => median(rounds.map((round) => (round[other] ? round[other].cpuMsPerRequest / round[target.name].cpuMsPerRequest : NaN)));
     return {
       name: target.name,
+      floor: target.floor ?? null,
       rps: Math.round(m('rps')),
       p50: m('p50'),
       p99: m('p99'),
@@ -136,40 +166,82 @@ function summarize(targets, rounds) {
       peakMb: runs.at(-1).peakMb,
       activityCommitWaitMs: m('activityCommitWaitMs'),
       ratioToBaseline: median(within(BASELINE, 'rps')),
+      ratioToFloor: target.floor ? median(within(target.floor, 'rps')) : null,
       ratioToSdk: median(within(SDK, 'rps')),
-      // Baseline CPU per request ÷ ours: how many times more CPU an answer costs here.
-      cpuRatioToBaseline: median(rounds.map((round) => round[BASELINE].cpuMsPerRequest / round[target.name].cpuMsPerRequest)),
+      cpuRatioToBaseline: cpuWithin(BASELINE),
+      cpuRatioToFloor: target.floor ? cpuWithin(target.floor) : null,
+      // The spread of requests/s over rounds (max/min - 1): how noisy this target was in this run.
+      rpsSpread: runs.length > 1 ? +(Math.max(...runs.map((r) => r.rps)) / Math.min(...runs.map((r) => r.rps)) - 1).toFixed(3) : null,
       rounds: runs,
     };
   });
 }
 
 function table(rows) {
-  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'RSS MB', 'peak MB', '× baseline', '× SDK', 'CPU × baseline'];
+  const head = ['target', 'req/s', 'spread', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MB', 'peak MB', '× raw', '× floor', 'CPU × floor', '× SDK'];
   const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
   const lines = rows.map((r) => [
     r.name,
     String(r.rps),
+    r.rpsSpread === null ? '-' : `${Math.round(100 * r.rpsSpread)}%`,
     fixed(r.p50, 0),
     fixed(r.p99, 0),
     fixed(r.cpuPct, 0),
-    fixed(r.cpuMsPerRequest, 3),
+    fixed(r.cpuMsPerRequest === null ? null : 1000 * r.cpuMsPerRequest, 0),
     String(r.rssMb ?? '-'),
     String(r.peakMb ?? '-'),
     fixed(r.ratioToBaseline, 3),
+    fixed(r.ratioToFloor, 3),
+    fixed(r.cpuRatioToFloor, 3),
     fixed(r.ratioToSdk, 1),
-    fixed(r.cpuRatioToBaseline, 3),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
-const BASELINE = 'raw node:http (baseline)';
+const BASELINE = 'raw node:http tools/list (baseline)';
+const FLOOR_LIST = 'Nest floor tools/list';
+const FLOOR_ECHO = 'Nest floor tools/call echo';
 const SDK = 'SDK stateless tools/call';
+
+/** A 2025-11-25 session on our server: initialize, then notifications/initialized; resolves to its headers. */
+async function legacySession(server) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.key}` };
+  const init = await fetch(server.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+    }),
+  });
+  const id = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || !id) throw new Error(`initialize answered ${init.status}: ${(await init.text()).slice(0, 300)}`);
+  await init.text();
+  const session = { 'mcp-session-id': id, 'mcp-protocol-version': LEGACY };
+  const ack = await fetch(server.url, {
+    method: 'POST',
+    headers: { ...headers, ...session },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  if (ack.status !== 202) throw new Error(`notifications/initialized answered ${ack.status}`);
+  return session;
+}
+
+/** Checks one answer of a target before it is measured. */
+async function check(target, shared, expect) {
+  const res = await post(target.url, { ...shared, ...target.headers }, target.body);
+  const body = /event-stream/.test(res.type) ? JSON.parse(/^data: (.*)$/m.exec(res.text)?.[1] ?? 'null') : JSON.parse(res.text);
+  if (res.status !== 200 || !body?.result || !expect(body.result)) throw new Error(`${target.name} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  return res;
+}
 
 async function main() {
   await build();
+  if (process.env.BENCH_SKIP_BUILD !== 'true') await run('npx', ['tsc', '-p', 'tsconfig.conformance.json']);
   if (CPU_PROF) {
     rmSync(PROFILES, { recursive: true, force: true });
     mkdirSync(PROFILES, { recursive: true });
@@ -181,42 +253,92 @@ async function main() {
       `${ROUNDS} rounds × ${DURATION} s per target (+${WARMUP} s warm-up). Shared machine: compare ratios, not absolutes.\n`,
   );
 
-  const ours = await startServer({ nodeArgs: CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', PROFILES] : [] });
+  const profiling = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', PROFILES] : [];
+  const ours = await startServer({ nodeArgs: profiling });
   const children = [ours];
   const work = join(tmpdir(), `reblog-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
   try {
+    // The conformance entry point: the same server plus the fixture tools (the echo among them).
+    const fixtures = await startServer({ nodeArgs: profiling, entry: CONFORMANCE_ENTRY, env: { CONFORMANCE_FIXTURES: 'true' } });
+    children.push(fixtures);
     const headers = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       authorization: `Bearer ${ours.key}`,
-      'mcp-protocol-version': '2025-11-25',
     };
-    // Check the answers once before measuring them.
-    const listed = await post(ours.url, headers, LIST);
-    const tools = JSON.parse(listed.text).result?.tools ?? [];
-    if (listed.status !== 200 || !tools.some((t) => t.name === 'list_projects'))
-      throw new Error(`tools/list answered ${listed.status}: ${listed.text.slice(0, 300)}`);
-    const called = await post(ours.url, headers, CALL);
-    const result = JSON.parse(called.text).result;
-    if (called.status !== 200 || !result || result.isError || !result.structuredContent?.items?.length)
-      throw new Error(`tools/call list_projects answered ${called.status}: ${called.text.slice(0, 300)}`);
+    const sessionless = { 'mcp-protocol-version': LEGACY };
+    const oursSession = await legacySession(ours);
+    const fixturesSession = await legacySession(fixtures);
+    const fixturesAuth = { authorization: `Bearer ${fixtures.key}` };
+    const hasProjects = (r) => !r.isError && r.structuredContent?.items?.length > 0;
+    const isEcho = (r) => !r.isError && r.content?.[0]?.text === ECHO_TEXT;
+
+    const listing = {
+      name: 'ours tools/list 2025 (session)',
+      pid: ours.pid,
+      url: ours.url,
+      body: legacyList,
+      headers: oursSession,
+      metricsOrigin: ours.origin,
+      floor: FLOOR_LIST,
+    };
+    const listed = await check(listing, headers, (r) => r.tools?.some((t) => t.name === 'list_projects'));
     const bodyFile = join(work, 'tools-list.json');
     writeFileSync(bodyFile, listed.text);
 
     const raw = await startBenchServer(join(ROOT, 'bench/servers/raw-http.mjs'), { BENCH_BODY_FILE: bodyFile });
     children.push(raw);
-    const targets = [
+    const nest = await startBenchServer(join(ROOT, 'bench/servers/nest-floor.mjs'), { BENCH_BODY_FILE: bodyFile, BENCH_TOKEN: ours.key });
+    children.push(nest);
+    const baselines = [
       { name: BASELINE, pid: raw.pid, url: raw.url, body: LIST },
-      { name: 'ours tools/list', pid: ours.pid, url: ours.url, body: LIST, metricsOrigin: ours.origin },
-      { name: 'ours tools/call list_projects', pid: ours.pid, url: ours.url, body: CALL, metricsOrigin: ours.origin },
+      { name: FLOOR_LIST, pid: nest.pid, url: nest.url, body: LIST },
+      { name: FLOOR_ECHO, pid: nest.pid, url: nest.url, body: legacyEcho },
     ];
+    const measured = [
+      listing,
+      {
+        name: 'ours tools/list 2026 (stateless)',
+        pid: ours.pid,
+        url: ours.url,
+        body: modernList,
+        headers: modernHeaders('tools/list'),
+        metricsOrigin: ours.origin,
+        floor: FLOOR_LIST,
+      },
+      {
+        name: 'ours echo 2025 (session)',
+        pid: fixtures.pid,
+        url: fixtures.url,
+        body: legacyEcho,
+        headers: { ...fixturesAuth, ...fixturesSession },
+        metricsOrigin: fixtures.origin,
+        floor: FLOOR_ECHO,
+      },
+      {
+        name: 'ours echo 2026 (stateless)',
+        pid: fixtures.pid,
+        url: fixtures.url,
+        body: modernEcho,
+        headers: { ...fixturesAuth, ...modernHeaders('tools/call', ECHO) },
+        metricsOrigin: fixtures.origin,
+        floor: FLOOR_ECHO,
+      },
+      { name: 'ours tools/call list_projects 2025', pid: ours.pid, url: ours.url, body: CALL, headers: sessionless, metricsOrigin: ours.origin },
+    ].filter((t) => !ONLY || ONLY.some((o) => t.name.includes(o)));
+    for (const t of measured)
+      await check(t, headers, t.name.includes('echo') ? isEcho : t.name.includes('list_projects') ? hasProjects : (r) => r.tools?.length > 0);
+    await check(baselines[1], headers, (r) => r.tools?.length > 0);
+    await check(baselines[2], headers, isEcho);
+    const targets = [...baselines, ...measured];
     if (WITH_SDK) {
       const recipe = await startBenchServer(join(ROOT, 'bench/servers/sdk-stateless.mjs'));
       children.push(recipe);
-      const check = await post(recipe.url, headers, CALL);
-      if (check.status !== 200 || !check.text.includes('Demo blog')) throw new Error(`The SDK recipe answered ${check.status}: ${check.text.slice(0, 300)}`);
-      targets.push({ name: SDK, pid: recipe.pid, url: recipe.url, body: CALL });
+      const sdkCheck = await post(recipe.url, { ...headers, ...sessionless }, CALL);
+      if (sdkCheck.status !== 200 || !sdkCheck.text.includes('Demo blog'))
+        throw new Error(`The SDK recipe answered ${sdkCheck.status}: ${sdkCheck.text.slice(0, 300)}`);
+      targets.push({ name: SDK, pid: recipe.pid, url: recipe.url, body: CALL, headers: sessionless });
     }
 
     const rounds = [];
@@ -228,24 +350,38 @@ async function main() {
     }
     const rows = summarize(targets, rounds);
     console.log('\n' + table(rows) + '\n');
-    console.log('Medians over rounds; the ratios are taken within each round. RSS is of the server process alone (not its PostgreSQL).\n');
+    console.log(
+      'Medians over rounds; the ratios are taken within each round ("× floor": req/s over the Nest floor answering the same method; "CPU × floor": the floor\'s CPU per request over ours; "spread": max/min req/s over rounds − 1). RSS is of the server process alone (not its PostgreSQL).\n',
+    );
 
     const verdicts = [];
     for (const row of rows.filter((r) => r.name.startsWith('ours'))) {
-      verdicts.push({ target: `${row.name} ≥ ${TARGET_RATIO} × baseline`, value: +row.ratioToBaseline.toFixed(3), met: row.ratioToBaseline >= TARGET_RATIO });
+      verdicts.push({
+        target: `${row.name} ≥ ${TARGET_RATIO} × raw node:http`,
+        value: +row.ratioToBaseline.toFixed(3),
+        met: row.ratioToBaseline >= TARGET_RATIO,
+      });
+      if (row.floor)
+        verdicts.push({
+          target: `${row.name} ≥ ${TARGET_VS_FLOOR} × the Nest floor`,
+          value: +row.ratioToFloor.toFixed(3),
+          met: row.ratioToFloor >= TARGET_VS_FLOOR,
+        });
       if (WITH_SDK)
         verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +row.ratioToSdk.toFixed(1), met: row.ratioToSdk >= TARGET_VS_SDK });
     }
     for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
 
     await ours.stop();
-    children.shift();
-    let profile;
+    await fixtures.stop();
+    children.splice(0, 2);
+    let profiles;
     if (CPU_PROF) {
-      const file = readdirSync(PROFILES).find((f) => f.endsWith('.cpuprofile'));
-      if (file) {
-        profile = { file: join('bench/results/profiles', file), top: summarizeProfile(join(PROFILES, file), 20) };
-        console.log(`\nCPU profile of our server (${profile.file}), top self time:`);
+      profiles = readdirSync(PROFILES)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((file) => ({ file: join('bench/results/profiles', file), top: summarizeProfile(join(PROFILES, file), 20) }));
+      for (const profile of profiles) {
+        console.log(`\nCPU profile (${profile.file}), top self time:`);
         for (const f of profile.top) console.log(`  ${f.selfPct.toFixed(1).padStart(5)}%  ${f.name}  ${f.where}`);
       }
     }
@@ -263,7 +399,7 @@ async function main() {
       warmupSeconds: WARMUP,
       rows,
       verdicts,
-      ...(profile ? { profile } : {}),
+      ...(profiles ? { profiles } : {}),
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');

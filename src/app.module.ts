@@ -52,11 +52,13 @@ export class AppModule {
           exclude: ['mcp'],
         }),
         DatabaseModule.forRoot(databaseUrl),
+        // First of the edges: Express tries routes in the order modules are listed, and /mcp takes nearly
+        // every request; behind the admin API it was matched against some forty paths first.
+        McpModule,
         HealthModule,
         MetricsModule,
         RetentionModule,
         AdminModule,
-        McpModule,
         ResourcesModule,
         PromptsModule,
         CompletionsModule,

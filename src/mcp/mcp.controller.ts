@@ -9,8 +9,7 @@ import { McpErrorFilter } from './mcp-error.filter.js';
 import { sessionClient, type McpRequest } from './mcp-request.js';
 import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
-import { CredentialGuard, EraGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
-import { McpRateLimitGuard } from './rate-limit.guard.js';
+import { McpChecks } from './mcp.guards.js';
 import { SessionStreams } from './session-streams.js';
 import { RpcBody, RpcEnvelopePipe } from './rpc-envelope.pipe.js';
 import { SessionsService } from './sessions.service.js';
@@ -19,14 +18,14 @@ const ALLOW = { Allow: 'GET, POST, DELETE' };
 
 /**
  * Streamable HTTP: one JSON-RPC message per POST. The checks answer in the order of docs/protocol.md#order-of-checks: the
- * body size (413) in McpBodyMiddleware, then these guards: Origin/Host (403), the credential (401),
- * the rate limit (429), the session (404) and the protocol version (400); the JSON-RPC envelope
+ * body size (413) in McpBodyMiddleware, then the guards McpChecks runs in turn: Origin/Host (403), the
+ * credential (401), the rate limit (429), the session (404) and the protocol version (400); the JSON-RPC envelope
  * (-32700, -32600) is RpcEnvelopePipe, and the method table the last word.
  */
 @ApiExcludeController()
 @Controller('mcp')
 @UseFilters(McpErrorFilter)
-@UseGuards(OriginGuard, CredentialGuard, McpRateLimitGuard, EraGuard, SessionGuard, ProtocolVersionGuard)
+@UseGuards(McpChecks)
 export class McpController {
   constructor(
     private readonly methods: McpMethods,

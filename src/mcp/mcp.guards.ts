@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/config.js';
 import { hostRule, listensOnLoopback } from '../web/page-policy.js';
 import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
+import { McpRateLimitGuard } from './rate-limit.guard.js';
 import { decideEra, requestVersion } from './protocol-version.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -125,6 +126,38 @@ export class ProtocolVersionGuard implements CanActivate {
     if (req.method !== 'POST' || req.mcp.era === 'modern') return true;
     const header = req.headers['mcp-protocol-version'];
     req.mcp.version = requestVersion(req.mcp.method, Array.isArray(header) ? header[0] : header);
+    return true;
+  }
+}
+
+/**
+ * The checks of /mcp as one Nest guard: Origin/Host, credential, rate limit, era, session and
+ * protocol version, in that order (docs/protocol.md#order-of-checks), each the guard class above
+ * (the rate limit's in rate-limit.guard.ts). One guard, because Nest awaits every guard it runs
+ * through a promise of its own; here a check is awaited only when it answers one (the credential,
+ * the rate limit, a session read from the database).
+ */
+@Injectable()
+export class McpChecks implements CanActivate {
+  private readonly checks: CanActivate[];
+
+  constructor(
+    origin: OriginGuard,
+    credential: CredentialGuard,
+    rateLimit: McpRateLimitGuard,
+    era: EraGuard,
+    session: SessionGuard,
+    version: ProtocolVersionGuard,
+  ) {
+    this.checks = [origin, credential, rateLimit, era, session, version];
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    for (const check of this.checks) {
+      const passed = check.canActivate(context);
+      // Every check answers true or throws its own refusal; none answers an Observable.
+      if (passed !== true && !(await (passed as Promise<boolean>))) return false;
+    }
     return true;
   }
 }

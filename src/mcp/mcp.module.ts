@@ -14,7 +14,7 @@ import { McpResponder } from './mcp-responder.js';
 import { RequestCancellation } from '../protocol/request-cancellation.js';
 import { McpController } from './mcp.controller.js';
 import { McpRateLimitGuard } from './rate-limit.guard.js';
-import { CredentialGuard, EraGuard, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
+import { CredentialGuard, EraGuard, McpChecks, OriginGuard, ProtocolVersionGuard, SessionGuard } from './mcp.guards.js';
 import { SessionStreams } from './session-streams.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
@@ -45,6 +45,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
     EraGuard,
     SessionGuard,
     ProtocolVersionGuard,
+    McpChecks,
     RpcEnvelopePipe,
     RequestCancellation,
     ClientRequests,

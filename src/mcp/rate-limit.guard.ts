@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
+import type { ExecutionContext } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerOptions, type ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -36,6 +37,34 @@ export class McpRateLimitGuard extends ThrottlerGuard {
   @Inject(APP_CONFIG) private readonly config!: AppConfig;
   @Inject(SessionsService) private readonly sessions!: SessionsService;
 
+  /**
+   * Only the throttler of this message's window is asked, with the limits it was configured with: the
+   * base guard asks every throttler and looks up five per-route overrides of each in the handler's and
+   * the class's metadata on every request, and /mcp declares none (no `@Throttle`/`@SkipThrottle`).
+   */
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<McpRequest>();
+    const throttler = this.byName().get(windowOf(req))!;
+    const ttl = throttler.ttl as number;
+    const limit = throttler.limit as number;
+    return this.handleRequest({
+      context,
+      limit,
+      ttl,
+      throttler,
+      blockDuration: (throttler.blockDuration as number | undefined) ?? ttl,
+      getTracker: this.commonOptions.getTracker!,
+      generateKey: this.commonOptions.generateKey!,
+    });
+  }
+
+  private throttlersByName?: Map<string, ThrottlerOptions>;
+
+  /** The configured throttlers by name (read once: they are set when the guard is initialised). */
+  private byName(): Map<string, ThrottlerOptions> {
+    return (this.throttlersByName ??= new Map(this.throttlers.map((t) => [t.name ?? 'default', t])));
+  }
+
   protected override async getTracker(req: Record<string, any>): Promise<string> {
     return (req as McpRequest).mcp.principal!.credential.id;
   }
@@ -47,8 +76,6 @@ export class McpRateLimitGuard extends ThrottlerGuard {
   protected override async handleRequest({ context, limit, ttl, throttler, blockDuration }: ThrottlerRequest): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context) as { req: McpRequest; res: Response };
     const name = throttler.name ?? 'default';
-    // The guard asks every throttler; only the one of this message's window counts it.
-    if (name !== windowOf(req)) return true;
     const key = this.generateKey(context, await this.getTracker(req), name);
     const store = this.storageService as RateLimitStore;
     const record: RateLimitRecord & Partial<Reservation> =
