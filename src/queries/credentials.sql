@@ -1,10 +1,10 @@
 -- credentials.find_principal
 WITH found AS (
-  SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, c.expires_at, c.secret_hash AS matched_hash
+  SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, c.expires_at, c.secret_hash AS matched_hash, c.via
     FROM credentials c
    WHERE c.secret_hash = $1 AND c.revoked_at IS NULL
   UNION ALL
-  SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, t.expires_at, t.token_hash
+  SELECT c.id, c.account_id, c.type, c.name, c.scopes, c.user_id, t.expires_at, t.token_hash, c.via
     FROM oauth_tokens t JOIN credentials c ON c.id = t.credential_id
    WHERE t.token_hash = $1 AND t.kind = 'access' AND c.revoked_at IS NULL
 )
@@ -22,4 +22,6 @@ SELECT f.id, f.account_id, f.type, f.name, f.matched_hash AS secret_hash, f.scop
          WHERE cp.credential_id = f.id AND (f.user_id IS NULL OR am.role = 'owner' OR pm.role IS NOT NULL)) AS projects
   FROM found f
   LEFT JOIN users u ON u.id = f.user_id
- WHERE f.user_id IS NULL OR u.disabled_at IS NULL;
+ WHERE (f.user_id IS NULL OR u.disabled_at IS NULL)
+   AND (f.via IS DISTINCT FROM 'enterprise'
+        OR EXISTS (SELECT 1 FROM account_members m WHERE m.account_id = f.account_id AND m.user_id = f.user_id));

@@ -77,6 +77,7 @@ describe('admin API: grants of people (source, user, client, revoked_reason)', (
       user_id: userId,
       client_id: client.client_id,
       revoked_reason: null,
+      via: 'consent',
     });
     expect(JSON.stringify(await grants())).not.toContain(grant.token);
 

@@ -59,8 +59,8 @@ export async function oauthGrant(
   await withClient(t.config.databaseUrl!, async (c) => {
     await c.query('BEGIN');
     await c.query(
-      `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, source, user_id, client_id)
-       VALUES ($1, $2, 'grant', $3, NULL, $4, $5, 'oauth', $6, $7)`,
+      `INSERT INTO credentials (id, account_id, type, name, secret_hash, secret_prefix, scopes, source, user_id, client_id, via)
+       VALUES ($1, $2, 'grant', $3, NULL, $4, $5, 'oauth', $6, $7, 'consent')`,
       [
         id,
         opts.accountId,
