@@ -123,7 +123,7 @@ export class ConsoleMembersService {
     if (existing && (await this.users.memberships(existing.id)).some((m) => m.account_id === id)) {
       return { problem: `${existing.email} is a member of this account already: change their roles on their own page.`, status: 409, form };
     }
-    const person = existing ?? (await this.createUser(form.email));
+    const person = existing ?? (await this.people.findOrCreate(form.email));
     await this.memberships.putAccountMember(id, person.id, form.role as AccountRole);
     if (form.role === 'member') await this.applyProjectRoles(place, person.id, form.projects, null);
     return { added: person.email };
@@ -194,17 +194,6 @@ export class ConsoleMembersService {
     const membership = person ? (await this.users.memberships(person.id)).find((m) => m.account_id === id) : undefined;
     if (!person || !membership) throw DomainError.notFound('member', userId);
     return { user_id: person.id, email: person.email, role: membership.role, projects: await this.users.projectRoles(person.id, id) };
-  }
-
-  /** A new user with this email; if someone made them a moment ago, that one. */
-  private async createUser(email: string): Promise<User> {
-    try {
-      return await this.people.create({ email });
-    } catch (err) {
-      const existing = err instanceof DomainError && err.code === 'conflict' ? await this.users.findByEmail(email) : null;
-      if (!existing) throw err;
-      return existing;
-    }
   }
 
   /**

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createLocalJWKSet, decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { DomainError } from '../common/domain-error.js';
 import { SCOPES, type Scope } from '../common/tool-names.js';
 import { MembershipsService } from '../people/memberships.service.js';
 import { PeopleService } from '../people/people.service.js';
@@ -149,7 +148,7 @@ export class EnterpriseAccessService {
     }
     const adding = idJag.providers.find((p) => p.unknown_people === 'add' && (found.get(p) || (p.person_claim === 'email' && idJag.email)));
     if (adding) {
-      const user = found.get(adding) ?? (await this.createPerson(idJag.email!));
+      const user = found.get(adding) ?? (await this.people.findOrCreate(idJag.email!));
       if (user.disabled_at) throw refuse(`The person ${user.email} is disabled here.`);
       await this.memberships.putAccountMember(adding.account_id, user.id, 'member');
       return { provider: adding, user };
@@ -176,17 +175,6 @@ export class EnterpriseAccessService {
   private person(provider: IdentityProviderRow, idJag: VerifiedIdJag): Promise<User | null> {
     if (provider.person_claim === 'sub') return this.users.findByOidcSubject(idJag.issuer, idJag.subject);
     return idJag.email ? this.users.findByEmail(idJag.email) : Promise.resolve(null);
-  }
-
-  private async createPerson(email: string): Promise<User> {
-    try {
-      return await this.people.create({ email });
-    } catch (err) {
-      // Created meanwhile by another request: that person it is.
-      const existing = err instanceof DomainError && err.code === 'conflict' ? await this.users.findByEmail(email) : null;
-      if (!existing) throw err;
-      return existing;
-    }
   }
 
   /** Verifies with the keys the rows of one issuer hold (each account's row was fetched at its own time). */

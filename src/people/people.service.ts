@@ -47,6 +47,17 @@ export class PeopleService {
     );
   }
 
+  /** The person with this email (any case), made now if there is none; two at once both get the one made. */
+  async findOrCreate(email: string): Promise<User> {
+    const made = await this.create({ email }).catch((err: unknown) => {
+      if (err instanceof DomainError && err.code === 'conflict') return null;
+      throw err;
+    });
+    const person = made ?? (await this.users.findByEmail(email));
+    if (!person) throw new DomainError('conflict', `The person with the email ${email.toLowerCase()} was removed while being added; try again.`);
+    return person;
+  }
+
   /** Every user, newest first, or the one with `email` (any case). */
   async list(email: string | undefined, limit = 50, cursor?: string): Promise<Page<User>> {
     return toPage(await this.users.page(email, limit + 1, decodeCursor(cursor)), limit, (u) => u);
