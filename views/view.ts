@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/ext-apps/app-with-deps';
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
+import { MESSAGES, count, languageOf, type Language, type Messages, type Plural } from './messages.js';
 
 type Json = Record<string, any>;
 interface ToolResult {
@@ -33,7 +34,13 @@ const IMAGE_META = 'reblog/featured_image';
 
 const root = document.getElementById('root')!;
 const app = new App({ name: 'reblog-view', version: '1.0.0' }, {}, { autoResize: true });
+/** The host's locale, for dates and numbers (English where Intl does not know it). */
 let locale = 'en';
+/** The language of the view's own words (views/messages.ts): the host locale's, English otherwise. */
+let language: Language = 'en';
+let t: Messages = MESSAGES.en;
+/** The result on screen, shown again when the host's language changes. */
+let shown: ToolResult | null = null;
 /** The arguments the tool that opened the view was called with (write_article's brief, list_articles' filter). */
 let toolArgs: Json = {};
 /** What the articles screen shows, to come back to it from an article. */
@@ -70,6 +77,19 @@ function formatDate(iso: string | null | undefined): string {
   }
 }
 
+function num(n: number): string {
+  return new Intl.NumberFormat(locale).format(n);
+}
+
+function counted(forms: Plural, n: number): string {
+  return count(forms, n, language, locale);
+}
+
+/** A status in the view's language (one it does not know, as it comes). */
+function named(names: Record<string, string>, status: unknown): string {
+  return Object.hasOwn(names, String(status)) ? names[String(status)] : String(status);
+}
+
 function wordCount(markdown: string): number {
   const text = markdown.replace(/```[\s\S]*?```/g, ' ').replace(/[#>*_`~[\]()!|-]/g, ' ');
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
@@ -82,7 +102,7 @@ function wordCount(markdown: string): number {
 function offline(body: HTMLElement): void {
   for (const img of Array.from(body.querySelectorAll('img[data-offline]'))) {
     const alt = img.getAttribute('alt');
-    img.replaceWith(h('span', { class: 'image-placeholder' }, `[Image${alt ? `: ${alt}` : ''}]`));
+    img.replaceWith(h('span', { class: 'image-placeholder' }, t.image(alt ?? '')));
   }
   for (const link of Array.from(body.querySelectorAll('a[href]'))) {
     link.addEventListener('click', (event) => {
@@ -105,7 +125,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 function statusBadge(status: string): HTMLElement {
-  return h('span', { class: `badge badge-${status}` }, status);
+  return h('span', { class: `badge badge-${status}` }, named(t.status, status));
 }
 
 /** The sentence a tool error carries (its JSON `error.message`), or the result's text. */
@@ -115,7 +135,7 @@ function errorText(result: ToolResult): string {
     const parsed = JSON.parse(text) as { error?: { message?: string } };
     return parsed.error?.message ?? text;
   } catch {
-    return text || 'The call failed.';
+    return text || t.callFailed;
   }
 }
 
@@ -129,7 +149,7 @@ async function call(name: string, args: Json): Promise<ToolResult> {
   try {
     result = (await app.callServerTool({ name, arguments: args })) as ToolResult;
   } catch (err) {
-    throw new Error((err as Error).message || `${name} failed.`);
+    throw new Error((err as Error).message || t.toolFailed(name));
   }
   if (result.isError) throw new Error(errorText(result));
   return result;
@@ -155,6 +175,7 @@ function action(button: HTMLButtonElement, status: HTMLElement, work: () => Prom
 /** Any tool result the views are linked from, shown on the screen its shape asks for. */
 function render(result: ToolResult): void {
   epoch++;
+  shown = result;
   if (result.isError) return show(h('h1', {}, 'Reblog'), alertBox(errorText(result)));
   const value = result.structuredContent ?? {};
   const view = value.view as ViewData | undefined;
@@ -164,11 +185,11 @@ function render(result: ToolResult): void {
   if (value.status === 'running' && value.job_id) return jobScreen({ id: value.job_id, status: 'running', progress: 0, tool: 'write_article' }, view, result);
   if (value.status === 'succeeded' && value.article) return articleScreen(value.article as Json, view, result._meta?.[IMAGE_META]);
   if (typeof value.body === 'string' && value.id) return articleScreen(value, view, result._meta?.[IMAGE_META]);
-  show(h('h1', {}, 'Reblog'), h('p', {}, 'Nothing to show for this result.'));
+  show(h('h1', {}, 'Reblog'), h('p', {}, t.nothingToShow));
 }
 
 function projectLine(view: ViewData | undefined): HTMLElement | null {
-  return view ? h('p', { class: 'project' }, 'Project: ', h('strong', {}, view.project.name)) : null;
+  return view ? h('p', { class: 'project' }, t.project, h('strong', {}, view.project.name)) : null;
 }
 
 function may(view: ViewData | undefined, tool: string): boolean {
@@ -185,22 +206,22 @@ function articleScreen(article: Json, view: ViewData | undefined, image: string 
   });
   offline(body);
   const meta: Child[] = [statusBadge(article.status)];
-  if (article.status === 'scheduled') meta.push(h('span', {}, `Scheduled for ${formatDate(article.published_at)}`));
-  else if (article.status === 'published') meta.push(h('span', {}, `Published ${formatDate(article.published_at)}`));
-  else meta.push(h('span', {}, `Updated ${formatDate(article.updated_at)}`));
-  meta.push(h('span', {}, `${new Intl.NumberFormat(locale).format(wordCount(String(article.body ?? '')))} words`));
+  if (article.status === 'scheduled') meta.push(h('span', {}, t.scheduledFor(formatDate(article.published_at))));
+  else if (article.status === 'published') meta.push(h('span', {}, t.publishedOn(formatDate(article.published_at))));
+  else meta.push(h('span', {}, t.updatedOn(formatDate(article.updated_at))));
+  meta.push(h('span', {}, counted(t.words, wordCount(String(article.body ?? '')))));
 
-  const actions = h('div', { class: 'actions', role: 'group', 'aria-label': 'Article actions' });
+  const actions = h('div', { class: 'actions', role: 'group', 'aria-label': t.articleActions });
   const panel = h('div', { class: 'panel' });
   const refresh = async (result: ToolResult) => render(result);
 
   if (may(view, 'publish_article') && article.status !== 'published') {
-    const publish = h('button', { type: 'button', class: 'primary' }, 'Publish') as HTMLButtonElement;
+    const publish = h('button', { type: 'button', class: 'primary' }, t.publish) as HTMLButtonElement;
     publish.addEventListener(
       'click',
       action(publish, status, async () => refresh(await call('publish_article', { ...projectArg, id: article.id }))),
     );
-    const schedule = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Schedule…') as HTMLButtonElement;
+    const schedule = h('button', { type: 'button', 'aria-expanded': 'false' }, t.scheduleOpen) as HTMLButtonElement;
     schedule.addEventListener('click', () => {
       schedule.setAttribute('aria-expanded', 'true');
       panel.replaceChildren(scheduleForm(article, projectArg, status, refresh));
@@ -209,7 +230,7 @@ function articleScreen(article: Json, view: ViewData | undefined, image: string 
     actions.append(publish, schedule);
   }
   if (may(view, 'update_article')) {
-    const edit = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Edit title and excerpt') as HTMLButtonElement;
+    const edit = h('button', { type: 'button', 'aria-expanded': 'false' }, t.edit) as HTMLButtonElement;
     edit.addEventListener('click', () => {
       edit.setAttribute('aria-expanded', 'true');
       panel.replaceChildren(editForm(article, projectArg, status, refresh));
@@ -218,7 +239,7 @@ function articleScreen(article: Json, view: ViewData | undefined, image: string 
     actions.append(edit);
   }
   if (may(view, 'generate_image')) {
-    const generate = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Generate an image') as HTMLButtonElement;
+    const generate = h('button', { type: 'button', 'aria-expanded': 'false' }, t.generateImage) as HTMLButtonElement;
     generate.addEventListener('click', () => {
       generate.setAttribute('aria-expanded', 'true');
       panel.replaceChildren(imageForm(article, view!, status));
@@ -233,12 +254,12 @@ function articleScreen(article: Json, view: ViewData | undefined, image: string 
     h(
       'article',
       { 'aria-labelledby': 'article-title' },
-      image ? h('img', { class: 'featured', src: image, alt: `Featured image of ${String(article.title)}` }) : null,
+      image ? h('img', { class: 'featured', src: image, alt: t.featuredImage(String(article.title)) }) : null,
       h('h1', { id: 'article-title' }, String(article.title)),
       article.excerpt ? h('p', { class: 'excerpt' }, String(article.excerpt)) : null,
       h('p', { class: 'meta' }, ...meta),
       Array.isArray(article.tags) && article.tags.length
-        ? h('ul', { class: 'tags', 'aria-label': 'Tags' }, ...article.tags.map((t: string) => h('li', {}, t)))
+        ? h('ul', { class: 'tags', 'aria-label': t.tags }, ...article.tags.map((t: string) => h('li', {}, t)))
         : null,
       actions.childElementCount ? actions : null,
       panel,
@@ -253,12 +274,12 @@ function scheduleForm(article: Json, projectArg: Json, status: HTMLElement, done
   const tomorrow = new Date(Date.now() + 86_400_000);
   tomorrow.setSeconds(0, 0);
   input.value = new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Schedule') as HTMLButtonElement;
-  const form = h('form', { class: 'inline-form', 'aria-label': 'Schedule the article' }, h('label', { for: 'schedule-at' }, 'Publish at'), input, submit);
+  const submit = h('button', { type: 'submit', class: 'primary' }, t.schedule) as HTMLButtonElement;
+  const form = h('form', { class: 'inline-form', 'aria-label': t.scheduleForm }, h('label', { for: 'schedule-at' }, t.publishAt), input, submit);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const at = new Date(input.value);
-    if (Number.isNaN(at.getTime())) return status.replaceChildren(alertBox('Choose a date and time.'));
+    if (Number.isNaN(at.getTime())) return status.replaceChildren(alertBox(t.chooseDate));
     action(submit, status, async () => done(await call('publish_article', { ...projectArg, id: article.id, published_at: at.toISOString() })))();
   });
   return form;
@@ -268,13 +289,13 @@ function editForm(article: Json, projectArg: Json, status: HTMLElement, done: (r
   const title = h('input', { id: 'edit-title', type: 'text', required: true, maxlength: 300, value: String(article.title) }) as HTMLInputElement;
   const excerpt = h('textarea', { id: 'edit-excerpt', rows: 3, maxlength: 1000 }) as HTMLTextAreaElement;
   excerpt.value = String(article.excerpt ?? '');
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Save') as HTMLButtonElement;
+  const submit = h('button', { type: 'submit', class: 'primary' }, t.save) as HTMLButtonElement;
   const form = h(
     'form',
-    { class: 'stack-form', 'aria-label': 'Edit title and excerpt' },
-    h('label', { for: 'edit-title' }, 'Title'),
+    { class: 'stack-form', 'aria-label': t.edit },
+    h('label', { for: 'edit-title' }, t.title),
     title,
-    h('label', { for: 'edit-excerpt' }, 'Excerpt'),
+    h('label', { for: 'edit-excerpt' }, t.excerpt),
     excerpt,
     submit,
   );
@@ -289,8 +310,8 @@ function editForm(article: Json, projectArg: Json, status: HTMLElement, done: (r
 
 function imageForm(article: Json, view: ViewData, status: HTMLElement): HTMLElement {
   const prompt = h('input', { id: 'image-prompt', type: 'text', required: true, maxlength: 2000, value: String(article.title) }) as HTMLInputElement;
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Generate') as HTMLButtonElement;
-  const form = h('form', { class: 'inline-form', 'aria-label': 'Generate an image' }, h('label', { for: 'image-prompt' }, 'Image of'), prompt, submit);
+  const submit = h('button', { type: 'submit', class: 'primary' }, t.generate) as HTMLButtonElement;
+  const form = h('form', { class: 'inline-form', 'aria-label': t.generateImage }, h('label', { for: 'image-prompt' }, t.imageOf), prompt, submit);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     action(submit, status, async () => {
@@ -318,7 +339,7 @@ async function follow(jobId: string, where: HTMLElement): Promise<ToolResult> {
     const job = result.structuredContent ?? {};
     if (mine !== epoch) return result;
     if (job.status !== 'queued' && job.status !== 'running') return result;
-    where.replaceChildren(progressBar(Number(job.progress ?? 0), `${job.tool ?? 'Job'}: ${job.status}`));
+    where.replaceChildren(progressBar(Number(job.progress ?? 0), `${job.tool ?? t.job}: ${named(t.jobStatus, job.status)}`));
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -326,7 +347,8 @@ async function follow(jobId: string, where: HTMLElement): Promise<ToolResult> {
 function jobScreen(job: Json, view: ViewData | undefined, result: ToolResult): void {
   if (job.status === 'succeeded' && job.result?.article) return articleScreen(job.result.article, view, result._meta?.[IMAGE_META]);
   if (job.status === 'failed' || job.status === 'cancelled') {
-    return show(h('h1', {}, 'Job ' + String(job.status)), alertBox(job.error?.message ?? `The ${job.tool} job was ${job.status}.`));
+    const ended = job.status as 'failed' | 'cancelled';
+    return show(h('h1', {}, t.jobEnded[ended]), alertBox(job.error?.message ?? t.jobEndedText[ended](String(job.tool))));
   }
   if (job.status === 'succeeded') {
     // An image job: its image comes as the result's MCP image block.
@@ -334,12 +356,12 @@ function jobScreen(job: Json, view: ViewData | undefined, result: ToolResult): v
     const image = block?.data && block.mimeType?.startsWith('image/') ? `data:${block.mimeType};base64,${block.data}` : null;
     return show(
       projectLine(view),
-      h('h1', {}, 'Image ready'),
-      image ? h('img', { class: 'featured', src: image, alt: `The image the ${String(job.tool)} job made` }) : h('p', {}, `The ${job.tool} job succeeded.`),
+      h('h1', {}, t.imageReady),
+      image ? h('img', { class: 'featured', src: image, alt: t.imageMade(String(job.tool)) }) : h('p', {}, t.jobSucceeded(String(job.tool))),
     );
   }
-  const where = h('div', {}, progressBar(Number(job.progress ?? 0), `${job.tool}: ${job.status}`));
-  show(h('h1', {}, job.tool === 'write_article' ? 'Writing the article…' : 'Working…'), where);
+  const where = h('div', {}, progressBar(Number(job.progress ?? 0), `${job.tool}: ${named(t.jobStatus, job.status)}`));
+  show(h('h1', {}, job.tool === 'write_article' ? t.writing : t.working), where);
   if (!may(view, 'get_job')) return;
   follow(String(job.id), where)
     .then((last) => render(last))
@@ -365,7 +387,7 @@ function setupScreen(setup: Json, view: ViewData | undefined): void {
     input.disabled = !canSave;
     fields.push(h('div', { class: 'field' }, h('label', { for: id }, String(q.question)), input));
   }
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Save and write the article') as HTMLButtonElement;
+  const submit = h('button', { type: 'submit', class: 'primary' }, t.saveAndWrite) as HTMLButtonElement;
   const form = h('form', { class: 'stack-form', 'aria-labelledby': 'setup-title' }, ...fields, canSave ? submit : null, status);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -376,27 +398,16 @@ function setupScreen(setup: Json, view: ViewData | undefined): void {
       }
       const projectArg = view ? { project_id: view.project.id } : {};
       await call('configure_agent', { ...projectArg, agent: 'writer', answers });
-      status.replaceChildren(h('p', {}, 'Saved. Writing the article…'));
+      status.replaceChildren(h('p', {}, t.savedWriting));
       const { project_id: _ignored, ...args } = toolArgs;
       render(await call('write_article', { ...projectArg, ...args }));
     })();
   });
-  show(
-    projectLine(view),
-    h('h1', { id: 'setup-title' }, 'Set up the writer'),
-    h(
-      'p',
-      {},
-      canSave
-        ? 'This project has no writer yet. Check the proposed answers (taken from the project’s own articles), then save to write the article.'
-        : 'This project has no writer yet, and this connection may not configure it: ask a project editor.',
-    ),
-    form,
-  );
+  show(projectLine(view), h('h1', { id: 'setup-title' }, t.setupTitle), h('p', {}, canSave ? t.setupIntro : t.setupReadOnly), form);
 }
 
 function backToList(view: ViewData | undefined): HTMLElement {
-  const back = h('button', { type: 'button', class: 'link' }, '← All articles') as HTMLButtonElement;
+  const back = h('button', { type: 'button', class: 'link' }, t.allArticles) as HTMLButtonElement;
   back.addEventListener('click', () => void loadList(view?.project.id, listing!.status, listing!.page, h('div')));
   return back;
 }
@@ -420,8 +431,8 @@ function articlesScreen(value: Json, view: ViewData | undefined): void {
   const filter = h(
     'select',
     { id: 'status-filter' },
-    h('option', { value: '' }, 'All'),
-    ...STATUSES.map((s) => h('option', { value: s, selected: s === listing!.status }, s)),
+    h('option', { value: '' }, t.all),
+    ...STATUSES.map((s) => h('option', { value: s, selected: s === listing!.status }, t.status[s])),
   ) as HTMLSelectElement;
   filter.addEventListener('change', () => void loadList(projectId, filter.value, 1, status));
 
@@ -440,15 +451,15 @@ function articlesScreen(value: Json, view: ViewData | undefined): void {
     );
   });
   const { page, pages, total } = value.pagination;
-  const prev = h('button', { type: 'button', disabled: page <= 1 }, 'Previous') as HTMLButtonElement;
+  const prev = h('button', { type: 'button', disabled: page <= 1 }, t.previous) as HTMLButtonElement;
   prev.addEventListener('click', () => void loadList(projectId, listing!.status, page - 1, status));
-  const next = h('button', { type: 'button', disabled: page >= pages }, 'Next') as HTMLButtonElement;
+  const next = h('button', { type: 'button', disabled: page >= pages }, t.next) as HTMLButtonElement;
   next.addEventListener('click', () => void loadList(projectId, listing!.status, page + 1, status));
 
   show(
     projectLine(view),
-    h('h1', {}, 'Articles'),
-    h('div', { class: 'toolbar' }, h('label', { for: 'status-filter' }, 'Status'), filter),
+    h('h1', {}, t.articles),
+    h('div', { class: 'toolbar' }, h('label', { for: 'status-filter' }, t.statusLabel), filter),
     rows.length
       ? h(
           'div',
@@ -456,17 +467,17 @@ function articlesScreen(value: Json, view: ViewData | undefined): void {
           h(
             'table',
             {},
-            h('caption', { class: 'visually-hidden' }, 'Articles'),
-            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Title'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Date'))),
+            h('caption', { class: 'visually-hidden' }, t.articles),
+            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.title), h('th', { scope: 'col' }, t.statusLabel), h('th', { scope: 'col' }, t.date))),
             h('tbody', {}, ...rows),
           ),
         )
-      : h('p', {}, 'No articles.'),
+      : h('p', {}, t.noArticles),
     h(
       'nav',
-      { class: 'pager', 'aria-label': 'Pages' },
+      { class: 'pager', 'aria-label': t.pages },
       prev,
-      h('span', {}, `Page ${page} of ${Math.max(pages, 1)} · ${new Intl.NumberFormat(locale).format(total)} articles`),
+      h('span', {}, `${t.pageOf(num(page), num(Math.max(pages, 1)))} · ${counted(t.articleCount, total)}`),
       next,
     ),
     status,
@@ -480,13 +491,27 @@ function applyContext(context: McpUiHostContext | undefined): void {
   if (context.theme) applyDocumentTheme(context.theme);
   if (context.styles?.variables) applyHostStyleVariables(context.styles.variables);
   if (context.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
-  if (typeof context.locale === 'string' && context.locale) {
-    try {
-      locale = Intl.getCanonicalLocales(context.locale)[0] ?? 'en';
-    } catch {
-      locale = 'en';
-    }
+  if (typeof context.locale === 'string' && context.locale) useLocale(context.locale);
+}
+
+/**
+ * Takes the host's locale: the words in its language where the view has a table for it (`fr-CA` →
+ * French), English otherwise; dates and numbers as the locale writes them where Intl knows it, English
+ * otherwise. A change of language shows the current screen again in the new one.
+ */
+function useLocale(tag: string): void {
+  let canonical = 'en';
+  try {
+    canonical = Intl.getCanonicalLocales(tag)[0] ?? 'en';
+  } catch {
+    // Not a locale: English.
   }
+  const before = `${language} ${locale}`;
+  locale = Intl.DateTimeFormat.supportedLocalesOf([canonical]).length ? canonical : 'en';
+  language = languageOf(canonical);
+  t = MESSAGES[language];
+  document.documentElement.lang = language;
+  if (shown && before !== `${language} ${locale}`) render(shown);
 }
 
 /** Starts the view: connects to the host, then shows each tool result the host sends. */
@@ -500,5 +525,5 @@ export function start(): void {
   app
     .connect(new PostMessageTransport(window.parent, window.parent))
     .then(() => applyContext(app.getHostContext()))
-    .catch((err: Error) => show(h('h1', {}, 'Reblog'), alertBox(`Could not reach the host: ${err.message}`)));
+    .catch((err: Error) => show(h('h1', {}, 'Reblog'), alertBox(t.unreachableHost(err.message))));
 }

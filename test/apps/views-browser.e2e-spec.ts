@@ -383,12 +383,101 @@ describeWithChromium('MCP Apps views in a host', () => {
         return { theme: w.document.documentElement.getAttribute('data-theme'), background: w.getComputedStyle(w.document.body).backgroundColor };
       });
       expect(look).toEqual({ theme: 'dark', background: 'rgb(17, 17, 17)' });
-      // German dates: day first, dots between (04.12.2026).
-      expect(await frame.locator('.meta').textContent()).toMatch(/Updated \d{2}\.\d{2}\.\d{4}/);
+      // German words and dates: day first, dots between (04.12.2026).
+      expect(await frame.locator('.meta').textContent()).toMatch(/Aktualisiert am \d{2}\.\d{2}\.\d{4}/);
       const height = await host.page.evaluate(() => Math.ceil((globalThis as any).document.getElementById('frame').getBoundingClientRect().height));
       await host.page.setViewportSize({ width: 360, height: Math.max(height, 400) });
       await host.page.screenshot({ path: join(IMAGES, 'view-article-dark-360.png') });
       await expectAccessible(frame, 'dark article');
+      await expectNoRefusal(host, frame);
+    } finally {
+      await host.close();
+    }
+  });
+
+  /** The view's `<html lang>`, its buttons' names and its article's meta line. */
+  async function words(frame: Frame): Promise<{ lang: string; buttons: string[]; badge: string; meta: string }> {
+    return frame.evaluate(() => {
+      const d = (globalThis as any).document;
+      return {
+        lang: d.documentElement.lang,
+        buttons: Array.from(d.querySelectorAll('button'), (b: any) => b.textContent),
+        badge: d.querySelector('.badge').textContent,
+        meta: d.querySelector('.meta').textContent,
+      };
+    });
+  }
+
+  it('speaks the host\'s language: fr-FR gives the French labels and <html lang="fr">; the article itself stays as written', async () => {
+    const created = (await client.callTool({
+      name: 'create_article',
+      arguments: { title: 'Pain de campagne, the English notes', excerpt: 'Written in English on purpose.', body: 'One two three.' },
+    })) as any;
+    const id = created.structuredContent.id;
+    const host = await openHost(client);
+    try {
+      const frame = await mount(host, 'ui://reblog/article', { id }, await article(id), { locale: 'fr-FR' });
+      await frame.getByRole('button', { name: 'Publier' }).waitFor();
+      expect(await words(frame)).toEqual({
+        lang: 'fr',
+        buttons: ['Publier', 'Programmer…', 'Modifier le titre et le résumé', 'Générer une image'],
+        badge: 'brouillon',
+        meta: expect.stringMatching(/^brouillonMis à jour le \d{1,2} [a-zéû.]+ 20\d\d.*3 mots$/),
+      });
+      expect(await frame.getByRole('group', { name: 'Actions sur l’article' }).count()).toBe(1);
+      // Content is data: the title, excerpt and body are shown as written.
+      expect(await frame.getByRole('heading', { name: 'Pain de campagne, the English notes' }).count()).toBe(1);
+      expect(await frame.getByText('Written in English on purpose.').count()).toBe(1);
+      await expectAccessible(frame, 'French article');
+
+      await frame.getByRole('button', { name: 'Publier' }).click();
+      await frame.locator('.badge', { hasText: 'publié' }).waitFor();
+      expect(await frame.locator('.meta').textContent()).toMatch(/Publié le /);
+      expect((await article(id)).structuredContent.status).toBe('published');
+
+      // The host changes its locale: the view shows the same screen in the new language.
+      await host.page.evaluate(() => (globalThis as any).setHostContext({ locale: 'ja-JP' }));
+      await frame.locator('.badge', { hasText: '公開済み' }).waitFor();
+      expect(await words(frame)).toMatchObject({ lang: 'ja', buttons: ['タイトルと抜粋を編集', '画像を生成'] });
+      await expectNoRefusal(host, frame);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a locale the views have no words for (xx-YY) falls back to English, dates and numbers included', async () => {
+    const created = (await client.callTool({ name: 'create_article', arguments: { title: 'Unknown tongue', body: 'One.' } })) as any;
+    const host = await openHost(client);
+    try {
+      const frame = await mount(host, 'ui://reblog/article', {}, await article(created.structuredContent.id), { locale: 'xx-YY' });
+      await frame.getByRole('heading', { name: 'Unknown tongue' }).waitFor();
+      expect(await words(frame)).toEqual({
+        lang: 'en',
+        buttons: ['Publish', 'Schedule…', 'Edit title and excerpt', 'Generate an image'],
+        badge: 'draft',
+        meta: expect.stringMatching(/^draftUpdated [A-Z][a-z]{2} \d{1,2}, 20\d\d.*1 word$/),
+      });
+      await expectNoRefusal(host, frame);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('the articles view in Spanish: headings, filter, pager and the count with its plural', async () => {
+    const shelf = await configuredTenant(t);
+    const shelfClient = await uiClient(shelf.key);
+    await shelfClient.callTool({ name: 'create_article', arguments: { title: 'Pan de masa madre', body: 'Uno.' } });
+    const host = await openHost(shelfClient);
+    try {
+      const listed = await shelfClient.callTool({ name: 'list_articles', arguments: {} });
+      const frame = await mount(host, 'ui://reblog/articles', {}, listed, { locale: 'es-MX' });
+      await frame.getByRole('heading', { name: 'Artículos' }).waitFor();
+      expect(await frame.evaluate(() => (globalThis as any).document.documentElement.lang)).toBe('es');
+      expect(await frame.getByText('Página 1 de 1 · 1 artículo').count()).toBe(1);
+      expect(await frame.getByRole('columnheader').allTextContents()).toEqual(['Título', 'Estado', 'Fecha']);
+      expect(await frame.getByLabel('Estado').locator('option').allTextContents()).toEqual(['Todos', 'borrador', 'programado', 'publicado', 'archivado']);
+      expect(await frame.getByRole('button', { name: 'Siguiente' }).isDisabled()).toBe(true);
+      await expectAccessible(frame, 'Spanish articles');
       await expectNoRefusal(host, frame);
     } finally {
       await host.close();

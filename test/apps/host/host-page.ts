@@ -16,6 +16,8 @@ declare global {
   interface Window {
     hostCallTool(params: unknown): Promise<Record<string, unknown>>;
     mountView(mount: Mount): Promise<void>;
+    /** What a host does when its context changes (another locale, theme…): the view hears of the change. */
+    setHostContext(hostContext: Record<string, unknown>): void;
     viewCalls: string[];
   }
 }
@@ -38,6 +40,8 @@ function policy(csp: Mount['csp']): string {
 }
 
 window.viewCalls = [];
+let current: AppBridge | null = null;
+window.setHostContext = (hostContext) => current?.setHostContext(hostContext as never);
 
 window.mountView = async ({ html, csp, toolInput, toolResult, hostContext }: Mount) => {
   document.getElementById('frame')?.remove();
@@ -55,6 +59,7 @@ window.mountView = async ({ html, csp, toolInput, toolResult, hostContext }: Mou
     { serverTools: {}, openLinks: {}, logging: {} },
     { hostContext: hostContext as never },
   );
+  current = bridge;
   bridge.oncalltool = async (params) => {
     window.viewCalls.push(params.name);
     return (await window.hostCallTool(params)) as never;
