@@ -25,8 +25,11 @@ import { Agent as HttpsAgent } from 'node:https';
 let provider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null = null;
 let meterProvider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null = null;
 
-/** The server's tracer (the API's no-op one until the SDK is started). */
-export const tracer: Tracer = trace.getTracer('reblog-mcp');
+/**
+ * The server's tracer: the API's no-op one until the SDK is started, then the SDK's own (a span is started
+ * on it directly, not through the API's proxy tracer).
+ */
+export let tracer: Tracer = trace.getTracer('reblog-mcp');
 
 /** Whether spans are recorded and exported. */
 export function tracingOn(): boolean {
@@ -125,6 +128,7 @@ export async function startTelemetry(): Promise<boolean> {
     });
     started.register();
     provider = started;
+    tracer = started.getTracer('reblog-mcp');
   }
   if (metrics) {
     const [{ MeterProvider, PeriodicExportingMetricReader }, exporterModule] = await Promise.all([

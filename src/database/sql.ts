@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { tracer, tracingOn } from '../common/telemetry.js';
@@ -62,31 +62,40 @@ export interface SqlResult<R> {
 /**
  * Runs a statement and answers its rows and affected count, whatever it runs on. While tracing is on, a
  * statement run for a traced request or job is a CLIENT span of it, named by the statement's name (never
- * its values); statements outside one (polling, housekeeping) make no span.
+ * its values); statements outside one (polling, housekeeping) make no span. The span is not made active:
+ * nothing runs inside a statement, so entering a context for it would only cost.
  */
 export function run<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
   if (!tracingOn() || !trace.getActiveSpan()) return runStatement(db, statement, params);
-  const operation = /^\s*(\w+)/.exec(statement.text)?.[1]?.toUpperCase();
-  return tracer.startActiveSpan(
-    statement.name,
-    { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.summary': statement.name, 'db.operation.name': operation } },
-    (span) =>
-      runStatement(db, statement, params).then(
-        (result) => {
-          span.setAttribute('db.response.returned_rows', result.rows.length);
-          span.end();
-          return result;
-        },
-        (err: unknown) => {
-          // The SQLSTATE only: PostgreSQL's message may quote the values.
-          const code = (err as { code?: unknown }).code;
-          span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-          throw err;
-        },
-      ),
+  const span = tracer.startSpan(statement.name, { kind: SpanKind.CLIENT, attributes: spanAttributes(statement) });
+  return runStatement(db, statement, params).then(
+    (result) => {
+      span.setAttribute('db.response.returned_rows', result.rows.length);
+      span.end();
+      return result;
+    },
+    (err: unknown) => {
+      // The SQLSTATE only: PostgreSQL's message may quote the values.
+      const code = (err as { code?: unknown }).code;
+      span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      throw err;
+    },
   );
+}
+
+/** The attributes a statement's span starts with: the same for every run, so made once per statement (the SDK copies them). */
+const startAttributes = new WeakMap<{ readonly name: string; readonly text: string }, Attributes>();
+
+function spanAttributes(statement: { readonly name: string; readonly text: string }): Attributes {
+  let attributes = startAttributes.get(statement);
+  if (!attributes) {
+    const operation = /^\s*(\w+)/.exec(statement.text)?.[1]?.toUpperCase();
+    attributes = Object.freeze({ 'db.system.name': 'postgresql', 'db.query.summary': statement.name, 'db.operation.name': operation });
+    startAttributes.set(statement, attributes);
+  }
+  return attributes;
 }
 
 async function runStatement<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {

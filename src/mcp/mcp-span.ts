@@ -86,26 +86,25 @@ export function endMcpSpan(req: McpRequest, end: SpanEnd): void {
   const span = state.span;
   if (!span) return;
   state.span = undefined;
-  const attributes: Attributes = {};
-  if (state.version) attributes['mcp.protocol.version'] = state.version;
+  // Set one by one on the span (it copies each anyway): no attribute map is made per request.
+  if (state.version) span.setAttribute('mcp.protocol.version', state.version);
   // A 2026-07-28 request has no session: its span never names one.
-  if (state.era !== 'modern' && end.sessionId) attributes['mcp.session.id'] = end.sessionId;
+  if (state.era !== 'modern' && end.sessionId) span.setAttribute('mcp.session.id', end.sessionId);
   if (state.principal) {
-    attributes['reblog.account.id'] = state.principal.accountId;
-    attributes['reblog.credential.id'] = state.principal.credential.id;
-    attributes['reblog.credential.type'] = state.principal.credential.type;
+    span.setAttribute('reblog.account.id', state.principal.accountId);
+    span.setAttribute('reblog.credential.id', state.principal.credential.id);
+    span.setAttribute('reblog.credential.type', state.principal.credential.type);
   }
-  if (end.projectId) attributes['reblog.project.id'] = end.projectId;
-  attributes['reblog.outcome'] = end.outcome;
+  if (end.projectId) span.setAttribute('reblog.project.id', end.projectId);
+  span.setAttribute('reblog.outcome', end.outcome);
   if (end.error) {
-    attributes['error.type'] = String(end.error.code);
-    attributes['rpc.response.status_code'] = String(end.error.code);
+    span.setAttribute('error.type', String(end.error.code));
+    span.setAttribute('rpc.response.status_code', String(end.error.code));
     span.setStatus({ code: SpanStatusCode.ERROR, message: end.error.message });
   } else if (end.outcome === 'tool_error') {
-    attributes['error.type'] = 'tool_error';
+    span.setAttribute('error.type', 'tool_error');
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
-  span.setAttributes(attributes);
   span.end();
 }
 

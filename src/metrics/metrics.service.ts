@@ -110,6 +110,7 @@ export class MetricsService implements OnApplicationShutdown {
    * else null, and a request builds no attribute map for them.
    */
   private readonly otel = metricsOn() ? otelInstruments() : null;
+  private readonly otelAttributes = new Map<string, Attributes>();
 
   readonly rateLimitRefusals = new Counter({
     name: 'reblog_rate_limit_refusals_total',
@@ -184,10 +185,21 @@ export class MetricsService implements OnApplicationShutdown {
     const errorType = sample.errorType ?? '';
     this.operationDuration.observe({ mcp_method_name: method, gen_ai_tool_name: tool, error_type: errorType }, sample.seconds);
     if (!this.otel) return;
-    const attributes: Attributes = { 'mcp.method.name': method };
-    if (tool) attributes['gen_ai.tool.name'] = tool;
-    if (sample.errorType) attributes['error.type'] = sample.errorType;
-    this.otel.operationDuration.record(sample.seconds, attributes);
+    this.otel.operationDuration.record(sample.seconds, this.operationAttributes(method, tool, errorType));
+  }
+
+  /** The OTLP attributes of a request's point: few combinations (the labels above are normalised), each made once. */
+  private operationAttributes(method: string, tool: string, errorType: string): Attributes {
+    const key = `${method} ${tool} ${errorType}`;
+    let attributes = this.otelAttributes.get(key);
+    if (!attributes) {
+      const made: Attributes = { 'mcp.method.name': method };
+      if (tool) made['gen_ai.tool.name'] = tool;
+      if (errorType) made['error.type'] = errorType;
+      attributes = Object.freeze(made);
+      this.otelAttributes.set(key, attributes);
+    }
+    return attributes;
   }
 
   /** A session that ended (DELETE /mcp) or expired (recorded when purged), `seconds` after it was opened. */
