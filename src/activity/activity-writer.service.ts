@@ -28,8 +28,7 @@ const MAX_BATCH = 1_000;
  * Batches written at the same time, one per writer connection. Entries that arrive while a commit is
  * in progress start a batch of their own on a free connection rather than wait for it: one batch at
  * a time would be fewer statements per entry, but every entry would then wait for the commit in
- * progress and then its own. Measured with list_articles at 50 connections (bench/README.md): the
- * wait for the commit went from about 20 to 12 ms, requests/s up by half.
+ * progress and then its own, while the server sat idle (docs/scaling.md#the-activity-log).
  */
 const MAX_PARALLEL = WRITER_CONNECTIONS;
 /** Entries kept in memory while the database is unreachable, written when it is back. */
