@@ -22,15 +22,18 @@
 //   BENCH_WARMUP=3         seconds of unmeasured warm-up per target (once)
 //   BENCH_CONNECTIONS=50
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
+//   BENCH_CPU_PROF=true    run our server with node --cpu-prof into bench/results/profiles/ and print its top
+//                          functions by self time (the profile covers every target of ours, page 1 most)
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT } from '../scripts/lib/server.mjs';
 import { atCleanup, build, cpuSeconds, median, runMain, startChild, startDatabase, startProductionServer } from './lib/bench.mjs';
 import { SEARCH_TERM, seedArticles } from './articles-seed.mjs';
+import { summarizeProfile } from './profile-summary.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,6 +42,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TARGETS = { page1VsBaseline: 0.7, page1P99Ms: 50, page4000VsPage1: 3 };
 const RESULTS = join(ROOT, 'bench/results');
 const ADMIN_TOKEN = 'bench-admin-' + randomBytes(12).toString('hex');
+const CPU_PROF = process.env.BENCH_CPU_PROF === 'true';
+const PROFILES = join(RESULTS, 'profiles');
 
 const call = (args) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_articles', arguments: args } });
 
@@ -63,6 +68,8 @@ async function serverMetrics(origin) {
       serverCount: sum('reblog_mcp_request_duration_seconds_count\\{method="tools/call"[^}]*\\}'),
       lagSum: sum('reblog_activity_commit_lag_seconds_sum'),
       lagCount: sum('reblog_activity_commit_lag_seconds_count'),
+      batchSum: sum('reblog_activity_batch_size_sum'),
+      batchCount: sum('reblog_activity_batch_size_count'),
     };
   } catch {
     return null;
@@ -90,10 +97,19 @@ async function measure(name, pid, url, headers, body, metricsOrigin) {
     errors: r.errors,
     timeouts: r.timeouts,
     cpuPct: Number.isNaN(cpu) ? null : Math.round((100 * cpu) / DURATION),
-    ...(metricsOrigin ? { serverMeanMs: per('serverSum', 'serverCount'), activityCommitWaitMs: per('lagSum', 'lagCount') } : {}),
+    ...(metricsOrigin
+      ? {
+          serverMeanMs: per('serverSum', 'serverCount'),
+          activityCommitWaitMs: per('lagSum', 'lagCount'),
+          activityBatch:
+            after && after.batchCount > before.batchCount ? +((after.batchSum - before.batchSum) / (after.batchCount - before.batchCount)).toFixed(1) : null,
+        }
+      : {}),
   };
   const inside =
-    result.serverMeanMs != null ? ` (in the server ${result.serverMeanMs} ms, of which waiting for the activity commit ${result.activityCommitWaitMs} ms)` : '';
+    result.serverMeanMs != null
+      ? ` (in the server ${result.serverMeanMs} ms, of which waiting for the activity commit ${result.activityCommitWaitMs} ms; ${result.activityBatch} entries per commit)`
+      : '';
   console.log(`${result.rps} req/s, mean ${result.meanMs} ms, p99 ${result.p99} ms${inside}`);
   if (r.non2xx || r.errors || r.timeouts)
     throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
@@ -166,7 +182,11 @@ async function main() {
   const seedSeconds = (Date.now() - seedStarted) / 1000;
   console.log(`seeded 100,000 articles in ${seedSeconds.toFixed(1)} s`);
 
-  const ours = await startProductionServer(database, ADMIN_TOKEN);
+  if (CPU_PROF) {
+    rmSync(PROFILES, { recursive: true, force: true });
+    mkdirSync(PROFILES, { recursive: true });
+  }
+  const ours = await startProductionServer(database, ADMIN_TOKEN, { nodeArgs: CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', PROFILES] : [] });
   const { origin } = ours;
   const created = await fetch(`${origin}/admin/v1/accounts/${scope.accountId}/api-keys`, {
     method: 'POST',
@@ -285,6 +305,13 @@ async function main() {
   };
   writeFileSync(join(RESULTS, 'articles-latest.json'), JSON.stringify(out, null, 2) + '\n');
   console.log(`wrote bench/results/articles-latest.json`);
+  if (CPU_PROF) {
+    await ours.stop(); // the profile is written as the process exits
+    for (const file of readdirSync(PROFILES).filter((f) => f.endsWith('.cpuprofile'))) {
+      console.log(`\nCPU profile (bench/results/profiles/${file}), top self time:`);
+      for (const f of summarizeProfile(join(PROFILES, file), 25)) console.log(`  ${f.selfPct.toFixed(1).padStart(5)}%  ${f.name}  ${f.where}`);
+    }
+  }
   return Object.values(checks).every(Boolean);
 }
 

@@ -98,15 +98,15 @@ export async function startDatabase(name, options = {}) {
 
 /**
  * The built server as `npm start` runs it in production, on `database` (from {@link startDatabase},
- * migrated already), with `adminToken`, no demo tenant and no rate limit to speak of. Resolves to
- * { origin, pid, stop() } once it is ready.
+ * migrated already), with `adminToken`, no demo tenant and no rate limit to speak of; `nodeArgs` go to
+ * node before the entry point (e.g. `--cpu-prof`). Resolves to { origin, pid, stop() } once it is ready.
  */
-export async function startProductionServer(database, adminToken) {
+export async function startProductionServer(database, adminToken, { nodeArgs = [] } = {}) {
   const port = await freePort();
   const dataDir = join(database.dir, 'data');
   mkdirSync(dataDir);
   const server = await startChild(
-    START_ARGS,
+    [...START_ARGS.slice(0, -1), ...nodeArgs, START_ARGS.at(-1)],
     {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',

@@ -25,13 +25,12 @@ export interface ActivityRecord {
 const FOLDED: ReadonlySet<Outcome> = new Set(['rate_limited']);
 const MAX_BATCH = 1_000;
 /**
- * Batches written at the same time. One at a time is the cheapest (fewest statements and commits
- * per entry), but then an entry waits for the commit in progress and then its own: when commits
- * are slow and entries pile up ({@link PARALLEL_BACKLOG} or more waiting), another batch starts
- * beside it, up to this many (PostgreSQL flushes the WAL of concurrent commits together).
+ * Batches written at the same time, one per writer connection. Entries that arrive while a commit is
+ * in progress start a batch of their own on a free connection rather than wait for it: one batch at
+ * a time would be fewer statements per entry, but every entry would then wait for the commit in
+ * progress and then its own, while the server sat idle (docs/scaling.md#the-activity-log).
  */
 const MAX_PARALLEL = WRITER_CONNECTIONS;
-const PARALLEL_BACKLOG = 32;
 /** Entries kept in memory while the database is unreachable, written when it is back. */
 const MAX_HELD = 100_000;
 const RETRY_MS = 1_000;
@@ -122,14 +121,13 @@ export class ActivityWriterService implements OnApplicationShutdown {
     await this.entries.close();
   }
 
-  /** Starts a batch on the next turn of the event loop (so the requests of this tick join it), if a slot is free. */
+  /** Starts a batch on the next turn of the event loop (so the requests of this tick join it), if a writer connection is free. */
   private schedule(): void {
     if (this.scheduled || this.batches.size >= MAX_PARALLEL) return;
-    if (this.batches.size > 0 && this.queue.length < PARALLEL_BACKLOG) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      while (this.queue.length && this.batches.size < MAX_PARALLEL && (this.batches.size === 0 || this.queue.length >= PARALLEL_BACKLOG)) {
+      while (this.queue.length && this.batches.size < MAX_PARALLEL) {
         const batch = this.queue.splice(0, MAX_BATCH);
         const writing: Promise<void> = this.writeBatch(batch).finally(() => {
           this.batches.delete(writing);

@@ -1,4 +1,5 @@
 import { ActivityWriterService, type ActivityRecord } from '../../src/activity/activity-writer.service.js';
+import { ActivityWriterRepository, WRITER_CONNECTIONS } from '../../src/activity/activity-writer.repository.js';
 import { Clock } from '../../src/common/clock.js';
 import { activity, admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
@@ -32,6 +33,55 @@ describe('activity log', () => {
     expect(log).toHaveLength(300);
     expect(sum(log)).toBe(300);
     expect(log.filter((e) => e.method === 'tools/list')).toHaveLength(100);
+  });
+
+  it('writes entries that arrive during a commit in batches of their own beside it, one per writer connection, each answered once committed', async () => {
+    const tenant = await createTenant(t);
+    const writer = t.app.get(ActivityWriterRepository);
+    const insert = writer.insert.bind(writer);
+    // Every INSERT is held (then written for real) until the test lets them go.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const batches: number[] = [];
+    const spy = jest.spyOn(writer, 'insert').mockImplementation(async (rows) => {
+      batches.push(rows.length);
+      await held;
+      return insert(rows);
+    });
+    const entry = (i: number): ActivityRecord => ({
+      accountId: tenant.accountId,
+      credential: { type: 'api_key', id: tenant.keyId, name: 'test key' },
+      client: null,
+      sessionId: null,
+      method: `parallel-${i}`,
+      tool: null,
+      projectId: null,
+      outcome: 'ok',
+      error: null,
+      durationMs: 1,
+      requestId: null,
+    });
+    const service = t.app.get(ActivityWriterService);
+    const recorded: Promise<void>[] = [];
+    let answered = 0;
+    try {
+      // One entry every few turns of the event loop, while the commits before it are still in progress.
+      for (let i = 0; i < WRITER_CONNECTIONS + 2; i++) {
+        recorded.push(service.record(entry(i)).then(() => void answered++));
+        for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+      }
+      expect(batches).toEqual(Array.from({ length: WRITER_CONNECTIONS }, () => 1));
+      expect(answered).toBe(0);
+      release();
+      await Promise.all(recorded);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    // The last two waited for a free connection, then went together.
+    expect(batches).toEqual([...Array.from({ length: WRITER_CONNECTIONS }, () => 1), 2]);
+    const methods = (await entries(t, tenant)).map((e) => e.method).sort();
+    expect(methods).toEqual(Array.from({ length: WRITER_CONNECTIONS + 2 }, (_, i) => `parallel-${i}`).sort());
   });
 
   it('stores what PostgreSQL would refuse (NUL, lone surrogates, huge values) without losing the batch around it', async () => {
