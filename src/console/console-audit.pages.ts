@@ -62,6 +62,13 @@ function pairs(value: unknown): Html | string {
   return html`<ul class="pairs">${entries.map(([k, v]) => html`<li><span class="key">${k}:</span> ${scalarOrPairs(v)}</li>`)}</ul>`;
 }
 
+/** A change reads before → after (PostgreSQL's jsonb stores its keys shortest first: `after` ahead of `before`). */
+function beforeThenAfter(change: unknown): unknown {
+  if (!change || typeof change !== 'object' || Array.isArray(change)) return change;
+  const { before, after, ...rest } = change as Record<string, unknown>;
+  return { ...(before !== undefined && { before }), ...(after !== undefined && { after }), ...rest };
+}
+
 function scalarOrPairs(value: unknown): Html | string {
   if (value === null || (Array.isArray(value) && !value.length)) return html`<span class="muted">none</span>`;
   if (typeof value === 'string') return html`<code>${value}</code>`;
@@ -78,7 +85,7 @@ ${cell('Time', time(e.at))}
 ${cell('Who', actor(e))}
 ${cell('Action', html`<code>${e.action}</code>`)}
 ${cell('Target', pairs(e.target))}
-${cell('Change', pairs(e.change))}
+${cell('Change', pairs(beforeThenAfter(e.change)))}
 ${cell('IP address', e.ip ?? html`<span class="muted">—</span>`)}
 ${cell('Request id', e.request_id ? html`<code>${e.request_id}</code>` : html`<span class="muted">—</span>`)}
 </tr>`,

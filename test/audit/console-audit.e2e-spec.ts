@@ -52,6 +52,8 @@ describe('console: the Audit page (owners only)', () => {
     // A target and a change read as key: value lines, not JSON.
     expect(res.text).toContain(`<td data-label="Target"><ul class="pairs"><li><span class="key">project_id:</span> <code>${projectId}</code></li></ul></td>`);
     expect(res.text).not.toMatch(/<td[^>]*>(<code>)?\{"/);
+    // A change reads before, then after (the member's role none → member).
+    expect(res.text).toMatch(/<td data-label="Change"><ul class="pairs"><li><span class="key">before:<\/span> .*?<li><span class="key">after:<\/span> /);
     // Another account's events never show.
     expect(res.text).not.toContain('Elsewhere');
     expect(res.text).not.toContain(otherAccountId);
