@@ -2,7 +2,7 @@ import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppOptions } from './app.module.js';
 import { auditContextMiddleware } from './audit/audit-context.js';
@@ -34,13 +34,10 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   // Then: counts requests in flight and refuses new ones once a shutdown has begun.
   app.use(app.get(LifecycleService).middleware);
 
-  // /mcp reads its own body (it must answer JSON-RPC errors for every malformed one); the REST side parses
-  // JSON here, and the pages' forms and the OAuth token endpoint are form-encoded.
-  const json = express.json({ limit: BODY_LIMIT });
-  const form = express.urlencoded({ extended: false, limit: BODY_LIMIT });
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    req.path === '/mcp' ? next() : json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next))),
-  );
+  // The REST side parses JSON here, and the pages' forms and the OAuth token endpoint are form-encoded.
+  // /mcp never comes here: its layers are moved ahead of these (McpRoutesFirst), and it reads its own body
+  // (it must answer JSON-RPC errors for every malformed one); its first middleware runs the three around this.
+  app.use(express.json({ limit: BODY_LIMIT }), express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   // Who acts and from where, for the audit trail (after the body parsers: see the middleware).
   app.use(auditContextMiddleware);
 

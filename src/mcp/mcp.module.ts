@@ -8,6 +8,7 @@ import { ClientRequests } from './client-requests.service.js';
 import { InputRequests } from './input-requests.js';
 import { McpBodyMiddleware } from './mcp-body.middleware.js';
 import { McpErrorFilter } from './mcp-error.filter.js';
+import { McpEntryMiddleware, McpRoutesFirst } from './mcp-first.js';
 import { McpMethods } from './mcp-methods.js';
 import { ClientAsking, SessionOutbox, ToolCalls } from '../protocol/mcp-method.js';
 import { McpResponder } from './mcp-responder.js';
@@ -39,6 +40,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
     SessionsRepository,
     McpResponder,
     McpErrorFilter,
+    McpRoutesFirst,
     OriginGuard,
     CredentialGuard,
     McpRateLimitGuard,
@@ -60,6 +62,6 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 })
 export class McpModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(McpBodyMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
+    consumer.apply(McpEntryMiddleware, McpBodyMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
   }
 }

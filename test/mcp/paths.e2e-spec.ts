@@ -47,6 +47,15 @@ describe('paths are matched exactly', () => {
     for (const path of ['/MCP', '/mcp/']) expectNotFound(await t.http[method](path).set('Authorization', `Bearer ${tenant.key}`));
   });
 
+  // /mcp takes nearly every request: its layers head Express's stack (docs/architecture.md#the-mcp-pipeline),
+  // ahead of the app-wide middleware, Swagger's pages and every other module's routes and middleware.
+  it('/mcp is tried first: all its layers head the stack, none is left behind', () => {
+    const stack = (t.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string } }[] } }).router.stack;
+    const firstOther = stack.findIndex((layer) => layer.route?.path !== '/mcp');
+    expect(firstOther).toBeGreaterThanOrEqual(4); // its entry and body middleware, POST, GET, DELETE, the others
+    expect(stack.slice(firstOther).filter((layer) => layer.route?.path === '/mcp')).toEqual([]);
+  });
+
   it('the exact /mcp still answers', async () => {
     const res = await rpc(t, tenant.key, PING);
     expect(res.status).toBe(200);
