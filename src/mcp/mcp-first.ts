@@ -1,9 +1,11 @@
 import { Injectable, type NestMiddleware, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Response } from 'express';
 import { auditContextMiddleware } from '../audit/audit-context.js';
 import { requestIdMiddleware } from '../common/request-id.js';
 import { LifecycleService } from '../health/lifecycle.service.js';
+import { McpBodyMiddleware } from './mcp-body.middleware.js';
+import type { McpRequest } from './mcp-request.js';
 
 /** What this needs of an Express 5 router layer. */
 interface Layer {
@@ -17,8 +19,8 @@ const MCP = '/mcp';
  * init comes after that, as for OAuthFallback). /mcp takes nearly every request an instance serves,
  * and Express tries its layers in order: behind the app-wide middleware, Swagger's pages, the static
  * files and every module's middleware, a POST /mcp was matched against some thirty layers first
- * (docs/architecture.md#the-mcp-pipeline). Their own order is kept: {@link McpEntryMiddleware}, the body
- * middleware, then the controller's methods.
+ * (docs/architecture.md#the-mcp-pipeline). Their own order is kept: {@link McpEntryMiddleware}, then the
+ * controller's methods.
  */
 @Injectable()
 export class McpRoutesFirst implements OnModuleInit {
@@ -33,15 +35,20 @@ export class McpRoutesFirst implements OnModuleInit {
 }
 
 /**
- * First of /mcp's middleware: what the app-wide middleware (src/app.factory.ts) does for every other
+ * /mcp's one middleware: first what the app-wide middleware (src/app.factory.ts) does for every other
  * path, which /mcp now comes before — the request's id, the count of requests in flight (and the 503
- * while draining), and the audit context. The same functions, so the two cannot drift apart.
+ * while draining), the audit context: the same functions, so the two cannot drift apart — then the body
+ * ({@link McpBodyMiddleware}). One layer rather than two: each costs Express and Nest a round of promises.
  */
 @Injectable()
 export class McpEntryMiddleware implements NestMiddleware {
-  constructor(private readonly lifecycle: LifecycleService) {}
+  constructor(
+    private readonly lifecycle: LifecycleService,
+    private readonly body: McpBodyMiddleware,
+  ) {}
 
-  use(req: Request, res: Response, next: NextFunction): void {
-    requestIdMiddleware(req, res, () => this.lifecycle.middleware(req, res, () => auditContextMiddleware(req, res, next)));
+  use(req: McpRequest, res: Response, next: NextFunction): void {
+    const read = () => void this.body.use(req, res, next).catch(next);
+    requestIdMiddleware(req, res, () => this.lifecycle.middleware(req, res, () => auditContextMiddleware(req, res, read)));
   }
 }

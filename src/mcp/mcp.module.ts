@@ -41,6 +41,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
     McpResponder,
     McpErrorFilter,
     McpRoutesFirst,
+    McpBodyMiddleware,
     OriginGuard,
     CredentialGuard,
     McpRateLimitGuard,
@@ -62,6 +63,6 @@ import { ToolDispatcher } from './tool-dispatcher.js';
 })
 export class McpModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(McpEntryMiddleware, McpBodyMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
+    consumer.apply(McpEntryMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
   }
 }
