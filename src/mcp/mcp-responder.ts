@@ -60,8 +60,11 @@ export class McpResponder {
     await open();
   }
 
-  private async send(req: McpRequest, res: Response, status: number, body: string | null, entry: Entry, headers?: Record<string, string>): Promise<void> {
-    await this.record(req, status, entry);
+  private send(req: McpRequest, res: Response, status: number, body: string | null, entry: Entry, headers?: Record<string, string>): Promise<void> {
+    return this.record(req, status, entry).then(() => this.write(req, res, status, body, headers));
+  }
+
+  private write(req: McpRequest, res: Response, status: number, body: string | null, headers?: Record<string, string>): void {
     const state = req.mcp;
     // A call that streamed progress ends its event stream with the answer (result or error).
     if (state.stream?.opened) return state.stream.end(body ?? '');
@@ -74,28 +77,33 @@ export class McpResponder {
   }
 
   /** The activity-log entry (durable before the answer goes out) and the metrics of an answer. */
-  private async record(req: McpRequest, status: number, entry: Entry): Promise<void> {
+  private record(req: McpRequest, status: number, entry: Entry): Promise<void> {
     const state = req.mcp;
     const session = entry.session ?? state.session;
-    if (state.principal) {
-      await this.activity
-        .record({
-          accountId: state.principal.accountId,
-          credential: state.principal.credential,
-          // The client the request names: a session's (opened by this request, or the one it was sent in) in
-          // the legacy era, its `_meta` clientInfo in the modern one (state.client, from EraGuard).
-          client: entry.session ? entry.session.client : (state.client?.info ?? state.session?.client ?? null),
-          sessionId: session?.id ?? null,
-          method: entry.method,
-          tool: entry.tool,
-          projectId: entry.projectId ?? null,
-          outcome: entry.outcome,
-          error: entry.error ?? null,
-          durationMs: performance.now() - state.startedAt,
-          requestId: typeof req.id === 'string' ? req.id : null,
-        })
-        .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`));
-    }
+    const written = state.principal
+      ? this.activity
+          .record({
+            accountId: state.principal.accountId,
+            credential: state.principal.credential,
+            // The client the request names: a session's (opened by this request, or the one it was sent in) in
+            // the legacy era, its `_meta` clientInfo in the modern one (state.client, from EraGuard).
+            client: entry.session ? entry.session.client : (state.client?.info ?? state.session?.client ?? null),
+            sessionId: session?.id ?? null,
+            method: entry.method,
+            tool: entry.tool,
+            projectId: entry.projectId ?? null,
+            outcome: entry.outcome,
+            error: entry.error ?? null,
+            durationMs: performance.now() - state.startedAt,
+            requestId: typeof req.id === 'string' ? req.id : null,
+          })
+          .catch((err: Error) => this.log.error(`Activity entry not written: ${err.message}`))
+      : Promise.resolve();
+    return written.then(() => this.measure(req, status, entry, session));
+  }
+
+  private measure(req: McpRequest, status: number, entry: Entry, session: Entry['session'] | undefined): void {
+    const state = req.mcp;
     if (state.span) endMcpSpan(req, { outcome: entry.outcome, error: entry.error, projectId: entry.projectId, sessionId: session?.id });
     this.metrics?.request({
       method: entry.method,

@@ -11,7 +11,7 @@ import { McpResponder } from './mcp-responder.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpChecks } from './mcp.guards.js';
 import { SessionStreams } from './session-streams.js';
-import { RpcBody, RpcEnvelopePipe } from './rpc-envelope.pipe.js';
+import { RpcEnvelopePipe } from './rpc-envelope.pipe.js';
 import { SessionsService } from './sessions.service.js';
 
 const ALLOW = { Allow: 'GET, POST, DELETE' };
@@ -33,10 +33,14 @@ export class McpController {
     private readonly responder: McpResponder,
     private readonly clientRequests: ClientRequests,
     private readonly streams: SessionStreams,
+    private readonly envelope: RpcEnvelopePipe,
   ) {}
 
   @Post()
-  async post(@RpcBody(RpcEnvelopePipe) message: RpcMessage, @Req() req: McpRequest, @Res() res: Response): Promise<void> {
+  async post(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    // The envelope is the handler's first step rather than a parameter pipe: Nest would run a parameter
+    // through the app's global ValidationPipe too, each pipe a round of promises, for a check that is synchronous.
+    const message: RpcMessage = this.envelope.transform(req);
     const { principal, session = null, id } = req.mcp;
     // Notifications and the client's responses are acknowledged without a body.
     if (message.method === undefined || !('id' in message)) {

@@ -1,5 +1,6 @@
 import { setAuditActor } from '../audit/audit-context.js';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Principal } from '../auth/principal.js';
 import { PrincipalResolver } from '../auth/principal.resolver.js';
 import { bearerToken } from '../common/bearer.js';
 import { SCOPES } from '../common/tool-names.js';
@@ -54,10 +55,14 @@ export class CredentialGuard implements CanActivate {
     this.challenge = `Bearer resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource", scope="${SCOPES.join(' ')}"`;
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): true | Promise<true> {
     const req = context.switchToHttp().getRequest<McpRequest>();
     const token = bearerToken(req.headers.authorization);
-    const principal = token ? await this.resolver.resolve(token) : null;
+    const principal = token ? this.resolver.resolve(token) : null;
+    return principal instanceof Promise ? principal.then((found) => this.admit(req, token, found)) : this.admit(req, token, principal);
+  }
+
+  private admit(req: McpRequest, token: string | undefined, principal: Principal | null): true {
     if (!principal) {
       throw new RpcError(
         RpcCode.ServerError,
@@ -85,7 +90,7 @@ export class CredentialGuard implements CanActivate {
 export class SessionGuard implements CanActivate {
   constructor(private readonly sessions: SessionsService) {}
 
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  canActivate(context: ExecutionContext): true | Promise<true> {
     const req = context.switchToHttp().getRequest<McpRequest>();
     if (req.method === 'DELETE' || req.mcp.era === 'modern') return true;
     const id = req.headers['mcp-session-id'];
@@ -93,8 +98,13 @@ export class SessionGuard implements CanActivate {
       req.mcp.session = null;
       return true;
     }
-    return this.sessions.get(id, req.mcp.principal!).then((session) => {
+    const session = this.sessions.get(id, req.mcp.principal!);
+    if (!(session instanceof Promise)) {
       req.mcp.session = session;
+      return true;
+    }
+    return session.then((found) => {
+      req.mcp.session = found;
       return true;
     });
   }
@@ -134,8 +144,8 @@ export class ProtocolVersionGuard implements CanActivate {
  * The checks of /mcp as one Nest guard: Origin/Host, credential, rate limit, era, session and
  * protocol version, in that order (docs/protocol.md#order-of-checks), each the guard class above
  * (the rate limit's in rate-limit.guard.ts). One guard, because Nest awaits every guard it runs
- * through a promise of its own; here a check is awaited only when it answers one (the credential,
- * the rate limit, a session read from the database).
+ * through a promise of its own; here a check is waited for only when it answers a promise (the rate
+ * limit's store; the credential and the session when this instance has not cached them).
  */
 @Injectable()
 export class McpChecks implements CanActivate {
@@ -152,11 +162,17 @@ export class McpChecks implements CanActivate {
     this.checks = [origin, credential, rateLimit, era, session, version];
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    for (const check of this.checks) {
-      const passed = check.canActivate(context);
-      // Every check answers true or throws its own refusal; none answers an Observable.
-      if (passed !== true && !(await (passed as Promise<boolean>))) return false;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    return this.runFrom(0, context);
+  }
+
+  /** The checks from the `first`: at once while each answers at once, the rest after a check's promise. */
+  private runFrom(first: number, context: ExecutionContext): boolean | Promise<boolean> {
+    for (let i = first; i < this.checks.length; i++) {
+      // Every check answers a boolean or a promise of one, or throws its own refusal; none answers an Observable.
+      const passed = this.checks[i].canActivate(context) as boolean | Promise<boolean>;
+      if (passed === false) return false;
+      if (passed !== true) return passed.then((ok) => ok && this.runFrom(i + 1, context));
     }
     return true;
   }

@@ -42,7 +42,7 @@ export class McpRateLimitGuard extends ThrottlerGuard {
    * base guard asks every throttler and looks up five per-route overrides of each in the handler's and
    * the class's metadata on every request, and /mcp declares none (no `@Throttle`/`@SkipThrottle`).
    */
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  override canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<McpRequest>();
     const throttler = this.byName().get(windowOf(req))!;
     const ttl = throttler.ttl as number;
@@ -65,8 +65,8 @@ export class McpRateLimitGuard extends ThrottlerGuard {
     return (this.throttlersByName ??= new Map(this.throttlers.map((t) => [t.name ?? 'default', t])));
   }
 
-  protected override async getTracker(req: Record<string, any>): Promise<string> {
-    return (req as McpRequest).mcp.principal!.credential.id;
+  protected override getTracker(req: Record<string, any>): Promise<string> {
+    return Promise.resolve(trackerOf(req as McpRequest));
   }
 
   protected override generateKey(_context: unknown, tracker: string, throttlerName: string): string {
@@ -76,7 +76,7 @@ export class McpRateLimitGuard extends ThrottlerGuard {
   protected override async handleRequest({ context, limit, ttl, throttler, blockDuration }: ThrottlerRequest): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context) as { req: McpRequest; res: Response };
     const name = throttler.name ?? 'default';
-    const key = this.generateKey(context, await this.getTracker(req), name);
+    const key = this.generateKey(context, trackerOf(req), name);
     const store = this.storageService as RateLimitStore;
     const record: RateLimitRecord & Partial<Reservation> =
       name === PER_CREDENTIAL
@@ -139,7 +139,13 @@ export class McpRateLimitGuard extends ThrottlerGuard {
     } else {
       const id = req.headers['mcp-session-id'];
       // Unknown, ended or another credential's: the entry names no session, as the session check would say.
-      if (typeof id === 'string') req.mcp.session = await this.sessions.get(id, req.mcp.principal!).catch(() => null);
+      if (typeof id === 'string') {
+        try {
+          req.mcp.session = await this.sessions.get(id, req.mcp.principal!);
+        } catch {
+          req.mcp.session = null;
+        }
+      }
       const message = req.mcp.message as { method?: unknown; params?: unknown } | undefined;
       const named = !req.mcp.parseError && message?.method === 'initialize' ? initializeClient(message.params) : null;
       if (named) req.mcp.client = { capabilities: {}, info: named, logLevel: null };
@@ -160,4 +166,9 @@ export function windowOf(req: McpRequest): string {
   const isNotification = typeof (m as { method?: unknown }).method === 'string' && !('id' in m);
   const isResponse = !('method' in m) && 'id' in m && ('result' in m || 'error' in m);
   return isNotification || isResponse ? CHATTER : PER_CREDENTIAL;
+}
+
+/** Who a request is counted against: its credential (the credential check ran first). */
+function trackerOf(req: McpRequest): string {
+  return req.mcp.principal!.credential.id;
 }

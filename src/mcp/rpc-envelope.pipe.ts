@@ -1,13 +1,11 @@
-import { createParamDecorator, Injectable, type ExecutionContext, type PipeTransform } from '@nestjs/common';
+import { Injectable, type PipeTransform } from '@nestjs/common';
 import { RpcCode, RpcError, type RpcMessage } from '../protocol/json-rpc.js';
 import type { McpRequest } from './mcp-request.js';
-
-/** The request whose body becomes the handler's JSON-RPC message through {@link RpcEnvelopePipe}. */
-export const RpcBody = createParamDecorator((_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<McpRequest>());
 
 /**
  * The JSON-RPC envelope, the last check before the method runs (after the credential, session and
  * version are known, so a refusal is logged): the parsed body becomes a message, or -32700 / -32600.
+ * McpController's first step applies it to the request.
  */
 @Injectable()
 export class RpcEnvelopePipe implements PipeTransform<McpRequest, RpcMessage> {

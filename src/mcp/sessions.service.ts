@@ -86,33 +86,48 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     if (!set) throw notFound();
   }
 
-  async get(id: string, principal: Principal): Promise<SessionInfo> {
+  /**
+   * The credential's live session `id` (else the 404 is thrown). Answered at once (no promise) when this
+   * instance has it cached and its use need not be recorded yet, as for nearly every request.
+   */
+  get(id: string, principal: Principal): SessionInfo | Promise<SessionInfo> {
     const now = Date.now();
-    let entry = this.cache.get(id);
-    if (!entry || entry.until < now) {
-      const found = await this.sessions.find(id, principal.accountId);
-      if (!found) throw notFound();
-      if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      // Idle time from Postgres' clock, kept on ours: instances with skewed clocks agree.
-      entry = { row: found, until: now + CACHE_MS, lastUsed: now - Number(found.idle_ms) };
-      this.cache.set(id, entry);
-    }
+    const entry = this.cache.get(id);
+    return entry && entry.until >= now ? this.use(id, entry, principal, now) : this.read(id, principal, now);
+  }
+
+  private async read(id: string, principal: Principal, now: number): Promise<SessionInfo> {
+    const found = await this.sessions.find(id, principal.accountId);
+    if (!found) throw notFound();
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    // Idle time from Postgres' clock, kept on ours: instances with skewed clocks agree.
+    const entry = { row: found, until: now + CACHE_MS, lastUsed: now - Number(found.idle_ms) };
+    this.cache.set(id, entry);
+    return this.use(id, entry, principal, now);
+  }
+
+  private use(id: string, entry: Cached, principal: Principal, now: number): SessionInfo | Promise<SessionInfo> {
     const s = entry.row;
     if (s.ended_at || s.credential_id !== principal.credential.id) throw notFound();
     const idle = now - entry.lastUsed;
     if (idle >= this.ttlMs) throw notFound();
-    if (idle >= this.ttlMs * TOUCH_FRACTION) {
-      // Set first: requests arriving meanwhile do not write too. A failed write is tried again when the entry is re-read.
-      entry.lastUsed = now;
-      await this.sessions.touch(id).catch((err: Error) => this.log.warn(`Could not record the use of a session: ${err.message}`));
-    }
-    return {
+    const info: SessionInfo = {
       id: s.id,
       protocolVersion: s.protocol_version,
       client: s.client_name !== null ? { name: s.client_name, version: s.client_version ?? '' } : null,
       capabilities: (s.client_capabilities ?? {}) as SessionInfo['capabilities'],
       logLevel: isLogLevel(s.log_level) ? s.log_level : null,
     };
+    if (idle < this.ttlMs * TOUCH_FRACTION) return info;
+    // Set first: requests arriving meanwhile do not write too. A failed write is tried again when the entry is re-read.
+    entry.lastUsed = now;
+    return this.sessions.touch(id).then(
+      () => info,
+      (err: Error) => {
+        this.log.warn(`Could not record the use of a session: ${err.message}`);
+        return info;
+      },
+    );
   }
 
   /** Ends the credential's live session (else 404), answering the client it was opened by. */
