@@ -1,4 +1,4 @@
-import { Global, Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ActivityModule } from '../activity/activity.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
@@ -41,6 +41,7 @@ import { ToolDispatcher } from './tool-dispatcher.js';
     McpResponder,
     McpErrorFilter,
     McpRoutesFirst,
+    McpEntryMiddleware,
     McpBodyMiddleware,
     OriginGuard,
     CredentialGuard,
@@ -61,8 +62,4 @@ import { ToolDispatcher } from './tool-dispatcher.js';
   ],
   exports: [RequestCancellation, ClientAsking, SessionOutbox, ToolCalls],
 })
-export class McpModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(McpEntryMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
-  }
-}
+export class McpModule {}
