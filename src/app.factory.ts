@@ -35,8 +35,8 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   app.use(app.get(LifecycleService).middleware);
 
   // The REST side parses JSON here, and the pages' forms and the OAuth token endpoint are form-encoded.
-  // /mcp never comes here: its layers are moved ahead of these (McpRoutesFirst), and it reads its own body
-  // (it must answer JSON-RPC errors for every malformed one); its first middleware runs the three around this.
+  // /mcp never comes here: the first layer serves it (McpRoutesFirst), runs the three middleware around this
+  // itself, and reads its own body (it must answer JSON-RPC errors for every malformed one).
   app.use(express.json({ limit: BODY_LIMIT }), express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   // Who acts and from where, for the audit trail (after the body parsers: see the middleware).
   app.use(auditContextMiddleware);
