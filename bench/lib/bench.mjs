@@ -99,11 +99,12 @@ export async function startDatabase(name, options = {}) {
 /**
  * The built server as `npm start` runs it in production, on `database` (from {@link startDatabase},
  * migrated already), with `adminToken`, no demo tenant and no rate limit to speak of; `nodeArgs` go to
- * node before the entry point (e.g. `--cpu-prof`). Resolves to { origin, pid, stop() } once it is ready.
+ * node before the entry point (e.g. `--cpu-prof`), `env` adds to (or overrides) its settings; several may
+ * run on one database. Resolves to { origin, pid, stop() } once it is ready.
  */
-export async function startProductionServer(database, adminToken, { nodeArgs = [] } = {}) {
+export async function startProductionServer(database, adminToken, { nodeArgs = [], env = {} } = {}) {
   const port = await freePort();
-  const dataDir = join(database.dir, 'data');
+  const dataDir = join(database.dir, `data-${port}`);
   mkdirSync(dataDir);
   const server = await startChild(
     [...START_ARGS.slice(0, -1), ...nodeArgs, START_ARGS.at(-1)],
@@ -120,6 +121,7 @@ export async function startProductionServer(database, adminToken, { nodeArgs = [
       MIGRATIONS_RUN: 'false',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_SECOND: '1000000',
+      ...env,
     },
     /Reblog MCP ready/,
   );

@@ -173,6 +173,11 @@ export class ArticleListingRepository {
     });
   }
 
+  /** The listing's total and the project's generation (null: the project never had an article), without a page. */
+  counts(scope: ProjectScope, status: ArticleStatus | undefined): Promise<Counts> {
+    return this.onConnection(async (client) => (await row(client, countsOnly, [scope.accountId, scope.projectId, status ?? '*']))!);
+  }
+
   /** A page of a search or tag listing, and how many articles match, counted up to `cap` (both side by side). */
   async filtered(scope: ProjectScope, f: ListingFilter, limit: number, offset: number, cap: number): Promise<{ rows: ArticleSummaryRow[]; counted: number }> {
     const { page, count } = FILTERS.get(`${f.status !== undefined}|${f.like !== undefined}|${f.tag !== undefined}`)!;

@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.js';
 import type { ProjectScope } from '../projects/project-scope.js';
 import { ArticleListingRepository, type Anchor, type ListingPage } from './article-listing.repository.js';
 import type { ArticleStatus } from './article.entity.js';
@@ -36,6 +38,13 @@ interface AnchorSet {
   anchors: Anchor[];
 }
 
+/** A listing page kept for its generation of the project. */
+interface KeptPage {
+  generation: string;
+  /** Frozen: served as it is to every call that finds the generation unchanged. */
+  listing: ArticleListing;
+}
+
 interface Refresh {
   startedAt: number;
   tookMs: number;
@@ -60,27 +69,55 @@ interface Page {
  *   project (bumped by every write, by the same trigger); the statement returns the generation it saw, and a
  *   page read with anchors of another generation is read again without them;
  * - search and tag filters use the trigram and tag GIN indexes (or the listing index, for common matches);
- *   their totals are counted, up to SEARCH_TOTAL_CAP.
+ *   their totals are counted, up to SEARCH_TOTAL_CAP;
+ * - a page without search or tag is kept (the LISTING_CACHE_PAGES most recently used) with the generation it
+ *   was read at; the next call for it reads the generation and total alone (one row of `article_counts`) and,
+ *   the generation unchanged, answers the kept page: no write touched the project's live articles since, on
+ *   any instance. The kept listing is frozen, so its JSON is made once (tool-result.ts).
  */
 @Injectable()
 export class ArticleListingService {
   private readonly log = new Logger(ArticleListingService.name);
   private readonly anchorSets = new Map<string, AnchorSet>();
   private readonly refreshes = new Map<string, Refresh>();
+  /** Kept pages by account, project, status, page and page size; in order of use, the least recent first. */
+  private readonly kept = new Map<string, KeptPage>();
+  private readonly maxKept: number;
 
-  constructor(private readonly listing: ArticleListingRepository) {}
+  constructor(
+    private readonly listing: ArticleListingRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.maxKept = config.listingCachePages;
+  }
 
   async list(scope: ProjectScope, q: ListArticlesQuery): Promise<ArticleListing> {
     const offset = (q.page - 1) * q.page_size;
-    const { rows, total, capped } =
-      q.search !== undefined || q.tag !== undefined ? await this.filtered(scope, q, offset) : await this.byStatus(scope, q, offset);
-    return {
-      items: rows.map(articleSummary),
-      pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size), ...(capped ? { total_capped: true } : {}) },
-    };
+    if (q.search !== undefined || q.tag !== undefined) return listingOf(await this.filtered(scope, q, offset), q);
+    const key = `${scope.accountId}|${scope.projectId}|${q.status ?? '*'}|${q.page}|${q.page_size}`;
+    const kept = this.kept.get(key);
+    if (kept && (await this.listing.counts(scope, q.status)).generation === kept.generation) {
+      this.keep(key, kept);
+      return kept.listing;
+    }
+    const page = await this.byStatus(scope, q, offset);
+    const listing = listingOf(page, q);
+    if (page.generation === null || this.maxKept === 0) return listing;
+    for (const item of listing.items) Object.freeze(item);
+    Object.freeze(listing.items);
+    Object.freeze(listing.pagination);
+    this.keep(key, { generation: page.generation, listing: Object.freeze(listing) });
+    return listing;
   }
 
-  private async byStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<Page> {
+  /** Keeps a page as the most recently used, forgetting the least recently used beyond the bound. */
+  private keep(key: string, page: KeptPage): void {
+    this.kept.delete(key);
+    if (this.kept.size >= this.maxKept) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(key, page);
+  }
+
+  private async byStatus(scope: ProjectScope, q: ListArticlesQuery, offset: number): Promise<ListingPage> {
     const key = `${scope.projectId}|${q.status ?? '*'}`;
     const set = offset >= ANCHOR_EVERY ? this.anchorSets.get(key) : undefined;
     if (set && set.anchors.length) {
@@ -132,4 +169,12 @@ export class ArticleListingService {
     if (this.refreshes.size >= MAX_ANCHOR_SETS) this.refreshes.delete(this.refreshes.keys().next().value!);
     this.refreshes.set(key, refresh);
   }
+}
+
+/** The answer of `list_articles`: the page's articles and its pagination. */
+function listingOf({ rows, total, capped }: Page, q: ListArticlesQuery): ArticleListing {
+  return {
+    items: rows.map(articleSummary),
+    pagination: { total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size), ...(capped ? { total_capped: true } : {}) },
+  };
 }

@@ -150,6 +150,17 @@ describe('loadConfig: the rate limit', () => {
   });
 });
 
+describe('loadConfig: LISTING_CACHE_PAGES', () => {
+  it('keeps 256 listing pages by default, none with 0, up to 100000, and names a wrong value', () => {
+    expect(loadConfig({}).listingCachePages).toBe(256);
+    expect(loadConfig({ LISTING_CACHE_PAGES: '0' }).listingCachePages).toBe(0);
+    expect(loadConfig({ LISTING_CACHE_PAGES: '100000' }).listingCachePages).toBe(100_000);
+    for (const bad of ['-1', '100001', 'many', '1.5']) {
+      expect(() => loadConfig({ LISTING_CACHE_PAGES: bad })).toThrow(`LISTING_CACHE_PAGES must be a whole number from 0 to 100000; got "${bad}".`);
+    }
+  });
+});
+
 describe('loadConfig: ARTICLE_REVISIONS_KEPT', () => {
   it('keeps 50 revisions per article by default, any number from 1 to 10000 when set, and names a wrong value', () => {
     expect(loadConfig({}).articleRevisionsKept).toBe(50);

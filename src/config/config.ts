@@ -73,6 +73,11 @@ export interface AppConfig {
   localProviderDelayMs: number;
   /** Revisions (earlier states) kept per article, the newest; each change prunes older ones in its transaction (ARTICLE_REVISIONS_KEPT). */
   articleRevisionsKept: number;
+  /**
+   * Listing pages (`list_articles` without search or tag) an instance keeps, the most recently used: one is
+   * answered again while its project's generation is unchanged, checked on every call (LISTING_CACHE_PAGES; 0: none).
+   */
+  listingCachePages: number;
   /** Days an activity-log entry is kept; older ones are purged in the background (ACTIVITY_RETENTION_DAYS). */
   activityRetentionDays: number;
   /** Days an audit event is kept; older ones are purged in the background (AUDIT_RETENTION_DAYS). */
@@ -294,6 +299,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jobsMaxRunningPerAccount: integer(env, 'JOBS_MAX_RUNNING_PER_ACCOUNT', 2, 1, 1_000),
     localProviderDelayMs: integer(env, 'LOCAL_PROVIDER_DELAY_MS', 0, 0, 600_000),
     articleRevisionsKept: integer(env, 'ARTICLE_REVISIONS_KEPT', 50, 1, 10_000),
+    listingCachePages: integer(env, 'LISTING_CACHE_PAGES', 256, 0, 100_000),
     activityRetentionDays: integer(env, 'ACTIVITY_RETENTION_DAYS', 90, 1, 36_500),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     jobRetentionDays: integer(env, 'JOB_RETENTION_DAYS', 30, 1, 36_500),

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { ANCHOR_EVERY, ArticleListingService, SEARCH_TOTAL_CAP } from '../../src/articles/article-listing.service.js';
+import { ANCHOR_EVERY, ArticleListingService, SEARCH_TOTAL_CAP, type ListArticlesQuery } from '../../src/articles/article-listing.service.js';
 import { createTenant, type Tenant } from '../support/fixtures.js';
-import { callOk } from '../support/mcp-client.js';
+import { call, callOk, rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { expectTotalsMatch, sql } from './article-helpers.js';
 
@@ -110,7 +110,8 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
       await expectPagesMatch([1, 14, 30, 40, 55, 56], 20);
       for (let i = 0; i < 50 && anchorSets().get(`${project}|*`)?.generation === generation; i++) {
         await sleep(1_100);
-        await listed(40, 20);
+        // A deep page not read since the write (a kept one is answered without reading, so refreshes nothing).
+        await listed(30 + (i % 25), 20);
       }
       expect(anchorSets().get(`${project}|*`)?.generation).not.toBe(generation);
       await expectPagesMatch([14, 30, 40, 55, 56], 20);
@@ -126,6 +127,107 @@ describe('list_articles: totals from article_counts, deep pages from keyset anch
       const page = await callOk(t, other.key, 'list_articles', { page: 14, page_size: 20 });
       expect(page.pagination.total).toBe(300);
       expect(page.items.every((i: { handle: string }) => i.handle.startsWith('other-'))).toBe(true);
+    });
+  });
+
+  describe('kept pages', () => {
+    let tenant: Tenant;
+    let scope: { accountId: string; projectId: string };
+    const listing = () => t.app.get(ArticleListingService);
+    const list = (q: Partial<ListArticlesQuery> = {}) => listing().list(scope, { page: 1, page_size: 20, ...q });
+
+    beforeAll(async () => {
+      tenant = await createTenant(t);
+      scope = { accountId: tenant.accountId, projectId: tenant.projectIds[0] };
+      for (let i = 0; i < 3; i++) await callOk(t, tenant.key, 'create_article', { title: `Kept ${i}` });
+    });
+
+    it('answers the same frozen page while the project is unchanged, and a fresh one after any write', async () => {
+      const first = await list();
+      expect(await list()).toBe(first);
+      expect(Object.isFrozen(first) && Object.isFrozen(first.items) && Object.isFrozen(first.items[0]) && Object.isFrozen(first.pagination)).toBe(true);
+
+      // Through the tool, as a client edits.
+      await callOk(t, tenant.key, 'update_article', { id: first.items[2].id, version: 1, title: 'Kept, edited' });
+      const edited = await list();
+      expect(edited).not.toBe(first);
+      expect(edited.items[0]).toEqual(expect.objectContaining({ id: first.items[2].id, title: 'Kept, edited' }));
+      expect(await list()).toBe(edited);
+
+      // In SQL, as another instance's write reaches the database: seen on the next call, nothing to forget here.
+      await sql(t).query(`UPDATE articles SET excerpt = 'changed elsewhere' WHERE id = $1`, [first.items[1].id]);
+      expect((await list()).items.find((i) => i.id === first.items[1].id)?.excerpt).toBe('changed elsewhere');
+
+      await callOk(t, tenant.key, 'delete_article', { id: first.items[0].id });
+      const trashed = await list();
+      expect(trashed.items.map((i) => i.id)).not.toContain(first.items[0].id);
+      expect(trashed.pagination.total).toBe(2);
+
+      // A status listing is kept on its own, and a status change reaches it.
+      const drafts = await list({ status: 'draft' });
+      expect(drafts.items).toHaveLength(2);
+      await callOk(t, tenant.key, 'publish_article', { id: drafts.items[0].id });
+      expect((await list({ status: 'draft' })).items.map((i) => i.id)).toEqual([drafts.items[1].id]);
+      expect((await list({ status: 'published' })).items.map((i) => i.id)).toEqual([drafts.items[0].id]);
+    });
+
+    it('keeps each page and page size apart', async () => {
+      const one = await list({ page_size: 1 });
+      const two = await list({ page: 2, page_size: 1 });
+      expect(one.items[0].id).not.toBe(two.items[0].id);
+      expect(await list({ page_size: 1 })).toBe(one);
+      expect(await list({ page: 2, page_size: 1 })).toBe(two);
+    });
+
+    it("never answers another account's kept page, even for the same project id", async () => {
+      const kept = await list();
+      expect(kept.items.length).toBeGreaterThan(0);
+      const stranger = await createTenant(t);
+      expect(await listing().list({ accountId: stranger.accountId, projectId: scope.projectId }, { page: 1, page_size: 20 })).toEqual({
+        items: [],
+        pagination: { total: 0, page: 1, page_size: 20, pages: 0 },
+      });
+    });
+
+    it('answers concurrent calls alike, and every call after a write sees it', async () => {
+      const before = await Promise.all(Array.from({ length: 20 }, () => list()));
+      for (const page of before) expect(page).toEqual(before[0]);
+      const created = await callOk(t, tenant.key, 'create_article', { title: 'Kept, newest' });
+      const after = await Promise.all(Array.from({ length: 20 }, () => list()));
+      for (const page of after) expect(page.items[0].id).toBe(created.id);
+    });
+
+    describe('LISTING_CACHE_PAGES', () => {
+      let none: TestApp;
+      let two: TestApp;
+      beforeAll(async () => {
+        [none, two] = await Promise.all([startTestApp({ LISTING_CACHE_PAGES: '0' }), startTestApp({ LISTING_CACHE_PAGES: '2' })]);
+      });
+      afterAll(async () => {
+        await Promise.all([none.close(), two.close()]);
+      });
+
+      it('sends the same bytes for a kept page as an instance that keeps none', async () => {
+        const body = call(7, 'list_articles', { page_size: 3 });
+        const kept = [await rpc(t, tenant.key, body), await rpc(t, tenant.key, body)];
+        const unkept = await rpc(none, tenant.key, body);
+        expect(unkept.status).toBe(200);
+        expect(kept.map((r) => r.text)).toEqual([unkept.text, unkept.text]);
+        const { result } = JSON.parse(unkept.text);
+        expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent, null, 2) }]);
+        expect(result.structuredContent.items[0]).toEqual(expect.objectContaining({ title: 'Kept, newest' }));
+      });
+
+      it('keeps none with 0, and the most recently used ones up to the bound', async () => {
+        const unkept = (q: Partial<ListArticlesQuery>) => none.app.get(ArticleListingService).list(scope, { page: 1, page_size: 20, ...q });
+        expect(await unkept({})).not.toBe(await unkept({}));
+        const bounded = (q: Partial<ListArticlesQuery>) => two.app.get(ArticleListingService).list(scope, { page: 1, page_size: 20, ...q });
+        const [a, b] = [await bounded({ page_size: 1 }), await bounded({ page_size: 2 })];
+        expect(await bounded({ page_size: 1 })).toBe(a); // a is now the most recently used
+        await bounded({ page_size: 3 }); // forgets b
+        expect(await bounded({ page_size: 1 })).toBe(a);
+        expect(await bounded({ page_size: 2 })).not.toBe(b);
+      });
     });
   });
 
