@@ -103,7 +103,7 @@ export class ArticleListingService {
     const page = await this.byStatus(scope, q, offset);
     const listing = listingOf(page, q);
     if (page.generation === null || this.maxKept === 0) return listing;
-    for (const item of listing.items) Object.freeze(item);
+    for (const item of listing.items) Object.freeze(Object.freeze(item).tags);
     Object.freeze(listing.items);
     Object.freeze(listing.pagination);
     this.keep(key, { generation: page.generation, listing: Object.freeze(listing) });

@@ -1,6 +1,9 @@
 import { jsonToolResult, ToolReply } from '../protocol/mcp-tool.decorator.js';
 
-/** The JSON text of frozen answers, by answer: one that is served again unchanged (a kept listing page) is serialised once. */
+/**
+ * The JSON text of frozen answers, by answer. An answer frozen all the way down (a kept listing page: the page,
+ * its items and their tags) is served again unchanged, so it is serialised once.
+ */
 const serialised = new WeakMap<object, string>();
 
 /**
