@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import { CredentialsRepository, type PrincipalRow } from './credentials.repository.js';
 import type { Principal, ReachableProject } from './principal.js';
-import { hashSecret, sameHash } from './secrets.js';
+import { hashSecretBase64, sameHash } from './secrets.js';
 
 /** How long a resolved principal (or the absence of one) is reused before Postgres is asked again. */
 export const PRINCIPAL_TTL_MS = 3_000;
@@ -61,17 +61,17 @@ export class PrincipalResolver {
    */
   resolve(bearer: string): Principal | null | Promise<Principal | null> {
     if (!/^rb[kg]_[A-Za-z0-9_-]{20,100}$/.test(bearer)) return null;
-    const hash = hashSecret(bearer);
-    const key = hash.toString('base64');
+    const key = hashSecretBase64(bearer);
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) return hit.credentialExpiresAt > now ? hit.principal : null;
     if ((this.unknown.get(key) ?? 0) > now) return null;
-    return this.lookUp(hash, key, now);
+    return this.lookUp(key, now);
   }
 
-  private async lookUp(hash: Buffer, key: string, now: number): Promise<Principal | null> {
+  private async lookUp(key: string, now: number): Promise<Principal | null> {
     const generation = this.generation;
+    const hash = Buffer.from(key, 'base64');
     const row = await this.credentials.findPrincipal(hash);
     const principal = row && sameHash(row.secret_hash, hash) ? toPrincipal(row) : null;
     const credentialExpiresAt = row?.expires_at ? new Date(row.expires_at).getTime() : Infinity;
