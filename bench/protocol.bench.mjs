@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, median, startChild } from './lib/bench.mjs';
+import { build, cpuSeconds, descendantsCpuSeconds, median, startChild } from './lib/bench.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -110,8 +110,11 @@ async function measure({ name, pid, url, body, metricsOrigin, headers: own }, sh
   process.stdout.write(`  ${name}: `);
   const before = metricsOrigin ? await activityMetrics(metricsOrigin) : null;
   const cpuBefore = cpuSeconds(pid);
+  // Our servers run their own embedded PostgreSQL: its CPU is the activity log's (and the tool's) share on the database's side.
+  const dbCpuBefore = metricsOrigin ? descendantsCpuSeconds(pid) : NaN;
   const r = await cannon(url, headers, body, DURATION);
   const cpu = cpuSeconds(pid) - cpuBefore;
+  const dbCpu = descendantsCpuSeconds(pid) - dbCpuBefore;
   const after = before ? await activityMetrics(metricsOrigin) : null;
   // How long each answer waited for its activity entry's commit, and how many entries a commit held.
   const activity =
@@ -135,11 +138,14 @@ async function measure({ name, pid, url, body, metricsOrigin, headers: own }, sh
     cpuPct: Number.isNaN(cpu) ? null : Math.round((100 * cpu) / DURATION),
     // CPU the server spent per answer: steadier than req/s when other work shares the machine.
     cpuMsPerRequest: Number.isNaN(cpu) || !r.requests.total ? null : +((1000 * cpu) / r.requests.total).toFixed(3),
+    // PostgreSQL's CPU per answer (ours only): on a machine of two cores it competes with the server and the load.
+    dbCpuMsPerRequest: Number.isNaN(dbCpu) || !r.requests.total ? null : +((1000 * dbCpu) / r.requests.total).toFixed(3),
     ...memory,
     ...activity,
   };
   console.log(
-    `${result.rps} req/s${result.activityCommitWaitMs !== undefined ? ` (activity log: ${result.activityCommitWaitMs} ms mean wait for the commit, ${result.activityBatch} entries per commit)` : ''}`,
+    `${result.rps} req/s${result.activityCommitWaitMs !== undefined ? ` (activity log: ${result.activityCommitWaitMs} ms mean wait for the commit, ${result.activityBatch} entries per commit)` : ''}` +
+      (result.dbCpuMsPerRequest !== null ? `, PostgreSQL ${Math.round(1000 * result.dbCpuMsPerRequest)} µs CPU per request` : ''),
   );
   if (r.non2xx || r.errors || r.timeouts)
     throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts — the figures would be meaningless.`);
@@ -162,6 +168,7 @@ function summarize(targets, rounds) {
       p99: m('p99'),
       cpuPct: m('cpuPct'),
       cpuMsPerRequest: m('cpuMsPerRequest'),
+      dbCpuMsPerRequest: m('dbCpuMsPerRequest'),
       rssMb: runs.at(-1).rssMb,
       peakMb: runs.at(-1).peakMb,
       activityCommitWaitMs: m('activityCommitWaitMs'),
@@ -178,7 +185,22 @@ function summarize(targets, rounds) {
 }
 
 function table(rows) {
-  const head = ['target', 'req/s', 'spread', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MB', 'peak MB', '× raw', '× floor', 'CPU × floor', '× SDK'];
+  const head = [
+    'target',
+    'req/s',
+    'spread',
+    'p50 ms',
+    'p99 ms',
+    'CPU %',
+    'CPU µs/req',
+    'DB µs/req',
+    'RSS MB',
+    'peak MB',
+    '× raw',
+    '× floor',
+    'CPU × floor',
+    '× SDK',
+  ];
   const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
   const lines = rows.map((r) => [
     r.name,
@@ -188,6 +210,7 @@ function table(rows) {
     fixed(r.p99, 0),
     fixed(r.cpuPct, 0),
     fixed(r.cpuMsPerRequest === null ? null : 1000 * r.cpuMsPerRequest, 0),
+    fixed(r.dbCpuMsPerRequest === null ? null : 1000 * r.dbCpuMsPerRequest, 0),
     String(r.rssMb ?? '-'),
     String(r.peakMb ?? '-'),
     fixed(r.ratioToBaseline, 3),

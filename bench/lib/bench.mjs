@@ -2,7 +2,7 @@
 // the bench servers as child processes, and the cleanup of all of it (also on Ctrl-C). Builds on
 // scripts/lib/server.mjs (the server with its own database and demo key, as `npm start` runs it).
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT, run, START_ARGS } from '../../scripts/lib/server.mjs';
@@ -136,6 +136,29 @@ export function cpuSeconds(pid) {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU seconds used so far by the processes started under `pid` (not `pid` itself): for our server, its
+ * embedded PostgreSQL's postmaster and backends. A process that has exited is no longer counted.
+ */
+export function descendantsCpuSeconds(pid) {
+  const parents = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const isUnder = (p) => {
+    for (let up = parents.get(p); up !== undefined && up > 1; up = parents.get(up)) if (up === pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const p of parents.keys()) if (isUnder(p)) total += cpuSeconds(p) || 0;
+  return total;
 }
 
 /** The median of the numbers among `values` (null when there are none). */

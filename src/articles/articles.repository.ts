@@ -164,7 +164,7 @@ const contextStamp = sql<[accountId: string, projectId: string], { total: number
 const countByProject = sql<[accountId: string, projectIds: string[]], { project_id: string; n: number }>(
   'articles.count_by_project',
   `SELECT project_id, n::int AS n FROM article_counts WHERE account_id = $1 AND project_id = ANY($2) AND status = '*'`,
-  { hot: true },
+  { hot: true, prepared: true },
 );
 
 const trashFirst = sql<[accountId: string, projectId: string, limit: number], TrashedRow>(

@@ -44,6 +44,21 @@ describe('sql.ts', () => {
     }
   });
 
+  it('prepares a statement by name on the DataSource and in a transaction too, with the same rows and counts as unprepared', async () => {
+    const renamePrepared = sql<[name: string], { id: number }>('sql_spec.rename_prepared', `UPDATE ${table} SET name = $1 RETURNING id`, { prepared: true });
+    await expect(run(db, renamePrepared, ['p'])).resolves.toEqual({ rows: expect.arrayContaining([{ id: 1 }, { id: 2 }]), count: 2 });
+    const seen = await db.transaction(async (m) => {
+      await expect(run(m, renamePrepared, ['q'])).resolves.toMatchObject({ count: 2 });
+      await expect(row(m, byId, [1])).resolves.toEqual({ name: 'q' });
+      // pg_prepared_statements lists this connection's own statements: the transaction's.
+      return (await rows(m, prepared, [])).map((r) => r.name);
+    });
+    expect(seen).toEqual(expect.arrayContaining(['sql_spec.rename_prepared', 'sql_spec.by_id']));
+    // Rolled back with the transaction like any statement.
+    await expect(db.transaction((m) => run(m, renamePrepared, ['r']).then(() => Promise.reject(new Error('undo'))))).rejects.toThrow('undo');
+    await expect(row(db, byId, [1])).resolves.toEqual({ name: 'q' });
+  });
+
   it('transaction() on a pg pool commits what resolves and rolls back what throws', async () => {
     await transaction(pool, (client) => affected(client, insert, [10, 'kept']));
     await expect(

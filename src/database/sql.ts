@@ -13,7 +13,7 @@ export interface Sql<P extends readonly unknown[], R> {
   /** `<aggregate>.<statement>`, e.g. `articles.find_by_id`: the snapshot file and the prepared statement's name. */
   readonly name: string;
   readonly text: string;
-  /** Prepared once per connection under its name when run on a pg pool of a repository's own. */
+  /** Prepared once per connection under its name (on TypeORM's connections too: see runStatement). */
   readonly prepared: boolean;
   /** Carries the types only; never set. */
   readonly types?: (params: P) => R;
@@ -32,7 +32,12 @@ export interface SqlOptions {
    * test fails when the two differ (`UPDATE_QUERY_SNAPSHOTS=1 npx jest src/database/hot-statements` rewrites them).
    */
   hot?: boolean;
-  /** Name it for the server to prepare once per connection (pg pools only; TypeORM cannot name a statement). */
+  /**
+   * Name it for the server to parse and plan once per connection. For statements whose best plan does not
+   * depend on the values (after five runs PostgreSQL may keep one generic plan for all of them) and that
+   * name their columns: a prepared `SELECT *` fails ("cached plan must not change result type") once
+   * another instance's migration adds a column to its table.
+   */
   prepared?: boolean;
 }
 
@@ -107,10 +112,16 @@ async function runStatement<P extends readonly unknown[], R>(db: Queryable, stat
     return { rows: result.rows, count: result.rowCount ?? result.rows.length };
   }
   // TypeORM: on the transaction's query runner, or one lent for this statement (as its own query() does),
-  // asking for the structured result, which has the affected count of every kind of statement.
+  // asking for the structured result, which has the affected count of every kind of statement. A prepared
+  // statement goes to the runner's pg connection under its name (TypeORM's query() cannot name one).
   const own = db instanceof DataSource ? undefined : db.queryRunner;
   const runner = own ?? (db instanceof DataSource ? db : db.connection).createQueryRunner();
   try {
+    if (statement.prepared) {
+      const client = (await runner.connect()) as pg.PoolClient;
+      const result = await client.query<R & pg.QueryResultRow>({ name: statement.name, text: statement.text, values });
+      return { rows: result.rows, count: result.rowCount ?? result.rows.length };
+    }
     const result = await runner.query(statement.text, values, true);
     const rows = (result.records ?? []) as R[];
     return { rows, count: result.affected ?? rows.length };
