@@ -54,6 +54,14 @@ describe('sql.ts', () => {
       return (await rows(m, prepared, [])).map((r) => r.name);
     });
     expect(seen).toEqual(expect.arrayContaining(['sql_spec.rename_prepared', 'sql_spec.by_id']));
+    // On the DataSource it goes to TypeORM's pg pool itself, with no query runner made for it.
+    const runners = jest.spyOn(db, 'createQueryRunner');
+    try {
+      await expect(row(db, byId, [2])).resolves.toEqual({ name: 'q' });
+      expect(runners).not.toHaveBeenCalled();
+    } finally {
+      runners.mockRestore();
+    }
     // Rolled back with the transaction like any statement.
     await expect(db.transaction((m) => run(m, renamePrepared, ['r']).then(() => Promise.reject(new Error('undo'))))).rejects.toThrow('undo');
     await expect(row(db, byId, [1])).resolves.toEqual({ name: 'q' });

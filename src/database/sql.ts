@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import { tracer, tracingOn } from '../common/telemetry.js';
 
 /**
@@ -105,29 +106,35 @@ function spanAttributes(statement: { readonly name: string; readonly text: strin
 
 async function runStatement<P extends readonly unknown[], R>(db: Queryable, statement: Sql<P, R>, params: P): Promise<SqlResult<R>> {
   const values = params as unknown as unknown[];
-  if (db instanceof pg.Pool || db instanceof pg.Client) {
-    const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(
-      statement.prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values },
-    );
-    return { rows: result.rows, count: result.rowCount ?? result.rows.length };
-  }
+  if (db instanceof pg.Pool || db instanceof pg.Client) return onPg(db, statement, values);
+  // A prepared statement on the DataSource goes to TypeORM's pg pool itself: no query runner made for one statement.
+  if (statement.prepared && db instanceof DataSource) return onPg(pgPoolOf(db), statement, values);
   // TypeORM: on the transaction's query runner, or one lent for this statement (as its own query() does),
   // asking for the structured result, which has the affected count of every kind of statement. A prepared
   // statement goes to the runner's pg connection under its name (TypeORM's query() cannot name one).
   const own = db instanceof DataSource ? undefined : db.queryRunner;
   const runner = own ?? (db instanceof DataSource ? db : db.connection).createQueryRunner();
   try {
-    if (statement.prepared) {
-      const client = (await runner.connect()) as pg.PoolClient;
-      const result = await client.query<R & pg.QueryResultRow>({ name: statement.name, text: statement.text, values });
-      return { rows: result.rows, count: result.rowCount ?? result.rows.length };
-    }
+    if (statement.prepared) return await onPg((await runner.connect()) as pg.PoolClient, statement, values);
     const result = await runner.query(statement.text, values, true);
     const rows = (result.records ?? []) as R[];
     return { rows, count: result.affected ?? rows.length };
   } finally {
     if (!own) await runner.release();
   }
+}
+
+/** A statement on pg itself, by name when it is prepared. */
+async function onPg<R>(db: pg.Pool | pg.Client, statement: Pick<Sql<never, R>, 'name' | 'text' | 'prepared'>, values: unknown[]): Promise<SqlResult<R>> {
+  const result = await (db as pg.Pool).query<R & pg.QueryResultRow>(
+    statement.prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values },
+  );
+  return { rows: result.rows, count: result.rowCount ?? result.rows.length };
+}
+
+/** The pg pool under TypeORM's DataSource (its Postgres driver's `master`). */
+function pgPoolOf(db: DataSource): pg.Pool {
+  return (db.driver as PostgresDriver).master as pg.Pool;
 }
 
 /** The rows a statement answers. */
