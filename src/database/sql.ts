@@ -14,7 +14,7 @@ export interface Sql<P extends readonly unknown[], R> {
   /** `<aggregate>.<statement>`, e.g. `articles.find_by_id`: the snapshot file and the prepared statement's name. */
   readonly name: string;
   readonly text: string;
-  /** Prepared once per connection under its name (on TypeORM's connections too: see runStatement). */
+  /** Prepared once per connection under its name, wherever it runs (see runStatement). */
   readonly prepared: boolean;
   /** Carries the types only; never set. */
   readonly types?: (params: P) => R;
@@ -111,7 +111,7 @@ async function runStatement<P extends readonly unknown[], R>(db: Queryable, stat
   if (statement.prepared && db instanceof DataSource) return onPg(pgPoolOf(db), statement, values);
   // TypeORM: on the transaction's query runner, or one lent for this statement (as its own query() does),
   // asking for the structured result, which has the affected count of every kind of statement. A prepared
-  // statement goes to the runner's pg connection under its name (TypeORM's query() cannot name one).
+  // statement in a transaction goes to its pg connection under its name (TypeORM's query() cannot name one).
   const own = db instanceof DataSource ? undefined : db.queryRunner;
   const runner = own ?? (db instanceof DataSource ? db : db.connection).createQueryRunner();
   try {
