@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { row, rows, sql, type Sql } from '../database/sql.js';
 import type { ProjectScope } from '../projects/project-scope.js';
@@ -151,8 +150,7 @@ const anchors = anchorsStatement(false);
 const anchorsByStatus = anchorsStatement(true);
 
 /**
- * The statements of `list_articles`. The page statements run prepared (named) on a connection that
- * TypeORM's pool lends through a query runner (TypeORM's own query() cannot name a statement): the
+ * The statements of `list_articles`. The page statements and the counts run prepared (named): the
  * server parses and plans each of them once per connection.
  */
 @Injectable()
@@ -166,16 +164,14 @@ export class ArticleListingRepository {
   async page(scope: ProjectScope, status: ArticleStatus | undefined, limit: number, offset: number, deferred: boolean, anchor?: Anchor): Promise<ListingPage> {
     const statement = PAGES.get(`${deferred}|${status !== undefined}|${anchor !== undefined}`)!;
     const base = [scope.accountId, scope.projectId, status ?? '*', limit, offset] as const;
-    return this.onConnection(async (client) => {
-      const found = await rows(client, statement, anchor ? [...base, anchor.updatedAt, anchor.id] : [...base]);
-      const counts = found[0] ?? (await row(client, countsOnly, [scope.accountId, scope.projectId, status ?? '*']))!;
-      return { rows: found, total: Number(counts.total ?? 0), generation: counts.generation };
-    });
+    const found = await rows(this.db, statement, anchor ? [...base, anchor.updatedAt, anchor.id] : [...base]);
+    const counts = found[0] ?? (await this.counts(scope, status));
+    return { rows: found, total: Number(counts.total ?? 0), generation: counts.generation };
   }
 
   /** The listing's total and the project's generation (null: the project never had an article), without a page. */
-  counts(scope: ProjectScope, status: ArticleStatus | undefined): Promise<Counts> {
-    return this.onConnection(async (client) => (await row(client, countsOnly, [scope.accountId, scope.projectId, status ?? '*']))!);
+  async counts(scope: ProjectScope, status: ArticleStatus | undefined): Promise<Counts> {
+    return (await row(this.db, countsOnly, [scope.accountId, scope.projectId, status ?? '*']))!;
   }
 
   /** A page of a search or tag listing, and how many articles match, counted up to `cap` (both side by side). */
@@ -195,15 +191,5 @@ export class ArticleListingRepository {
       ? await rows(this.db, anchorsByStatus, [scope.accountId, scope.projectId, every, status])
       : await rows(this.db, anchors, [scope.accountId, scope.projectId, every]);
     return { generation: found[0]?.generation ?? null, anchors: found.filter((r) => r.id !== null).map((r) => ({ updatedAt: r.updated_at!, id: r.id! })) };
-  }
-
-  /** Lends `work` one connection of TypeORM's pool (QueryRunner.connect() answers the driver's connection). */
-  private async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const runner = this.db.createQueryRunner();
-    try {
-      return await work((await runner.connect()) as pg.PoolClient);
-    } finally {
-      await runner.release();
-    }
   }
 }
