@@ -33,7 +33,7 @@ describe('sql.ts', () => {
     await expect(row(pool, byId, [3])).resolves.toBeNull();
   });
 
-  it("prepares a statement by name on a connection TypeORM lends through a query runner (the listing's path)", async () => {
+  it('prepares a statement by name on a pg connection TypeORM lends through a query runner', async () => {
     const runner = db.createQueryRunner();
     try {
       const client = (await runner.connect()) as pg.PoolClient;
