@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
-import { currentRequestId } from '../common/request-id.js';
+import { currentRequestScope, runInRequestScope } from '../common/request-id.js';
 
 /**
  * Who performs an administrative act: the operator (admin token), a signed-in person, an OAuth client
@@ -16,22 +15,20 @@ export interface AuditContext {
   requestId: string | null;
 }
 
-const storage = new AsyncLocalStorage<AuditContext>();
-
 /**
- * Opens a request's audit context (its IP, user agent and `X-Request-Id`); the edge's guard names the
- * actor later with {@link setAuditActor}. Mounted after the body parsers: a context opened before a
- * stream is read would not survive its callbacks.
+ * Opens a request's audit context (its IP, user agent and `X-Request-Id`) in the request's scope
+ * (common/request-id.ts); the edge's guard names the actor later with {@link setAuditActor}. Mounted
+ * after the body parsers: a scope opened before a stream is read would not survive its callbacks, so
+ * the scope is opened anew here, with the request's id.
  */
 export function auditContextMiddleware(req: Request, _res: Response, next: NextFunction): void {
   // The request's id as the whole app names it (the gateway's X-Request-Id, or one made for it).
-  const requestId = currentRequestId() ?? req.headers['x-request-id'];
-  storage.run(
+  const requestId = currentRequestScope()?.requestId ?? (typeof req.id === 'string' ? req.id : req.headers['x-request-id']);
+  const named = typeof requestId === 'string' && requestId !== '' ? requestId.slice(0, 200) : undefined;
+  runInRequestScope(
     {
-      actor: null,
-      ip: req.ip ?? null,
-      userAgent: req.headers['user-agent'] ?? null,
-      requestId: typeof requestId === 'string' && requestId !== '' ? requestId.slice(0, 200) : null,
+      requestId: named,
+      audit: { actor: null, ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, requestId: named ?? null },
     },
     next,
   );
@@ -39,17 +36,21 @@ export function auditContextMiddleware(req: Request, _res: Response, next: NextF
 
 /** Names who performs the acts of the current request (an edge calls it once it has authenticated them). */
 export function setAuditActor(actor: Actor): void {
-  const context = storage.getStore();
+  const context = currentRequestScope()?.audit;
   if (context) context.actor = actor;
 }
 
 /** The current request's audit context, or null outside a request (a job, a test's direct call). */
 export function currentAuditContext(): AuditContext | null {
-  return storage.getStore() ?? null;
+  return currentRequestScope()?.audit ?? null;
 }
 
 /** Runs `work` as `actor`, within the current request's context when there is one (a job acting for someone). */
 export function runAs<T>(actor: Actor, work: () => T): T {
-  const current = storage.getStore();
-  return storage.run({ actor, ip: current?.ip ?? null, userAgent: current?.userAgent ?? null, requestId: current?.requestId ?? null }, work);
+  const scope = currentRequestScope();
+  const current = scope?.audit;
+  return runInRequestScope(
+    { requestId: scope?.requestId, audit: { actor, ip: current?.ip ?? null, userAgent: current?.userAgent ?? null, requestId: current?.requestId ?? null } },
+    work,
+  );
 }

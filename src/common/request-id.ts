@@ -1,10 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { AuditContext } from '../audit/audit-context.js';
 
-/** What every log line, activity entry and span of a request names it by. */
+/**
+ * What the code serving a request can ask of it, wherever it runs: its id (every log line, activity
+ * entry and span names it by) and, once its edge has opened it, its audit context (audit-context.ts).
+ * A job acting for someone has an audit context and no request id. One AsyncLocalStorage holds both:
+ * under Node 20 each one in use adds work to every promise the process makes (docs/architecture.md#the-mcp-pipeline).
+ */
 export interface RequestScope {
-  requestId: string;
+  requestId?: string;
+  audit?: AuditContext;
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();
@@ -32,9 +39,19 @@ export function currentRequestId(): string | undefined {
   return scopes.getStore()?.requestId;
 }
 
+/** The scope of the request (or job) being served, if any. */
+export function currentRequestScope(): RequestScope | undefined {
+  return scopes.getStore();
+}
+
+/** Runs `work`, and everything it starts, in `scope`. */
+export function runInRequestScope<T>(scope: RequestScope, work: () => T): T {
+  return scopes.run(scope, work);
+}
+
 /** pino's mixin: the request id on every line logged while a request is served. */
 export function requestIdLogMixin(): object {
-  const scope = scopes.getStore();
+  const requestId = scopes.getStore()?.requestId;
   // A new object each line: pino adds to it.
-  return scope ? { requestId: scope.requestId } : {};
+  return requestId === undefined ? {} : { requestId };
 }

@@ -87,6 +87,20 @@ describe('audit trail of administrative acts', () => {
       }),
     ]);
 
+    // Without the gateway's id, the event names the one the server made and answered with (the body was
+    // read between the two: the request's scope is carried across it).
+    let answered!: string;
+    events = await eventsOf(async () => {
+      const res = await t.http
+        .patch(`/admin/v1/projects/${project.id}`)
+        .set('Authorization', `Bearer ${t.adminToken}`)
+        .send({ disabled_tools: [] })
+        .expect(200);
+      answered = res.headers['x-request-id'];
+    });
+    expect(answered).toMatch(/^[0-9a-f-]{36}$/);
+    expect(events).toEqual([expect.objectContaining({ action: 'project.updated', request_id: answered })]);
+
     let user!: { id: string; email: string };
     events = await eventsOf(async () => (user = await newUser(t)));
     expect(events).toEqual([expect.objectContaining({ ...operator, action: 'user.created', account_id: null, target: { user_id: user.id } })]);
