@@ -7,7 +7,7 @@ import type { AuditContext } from '../audit/audit-context.js';
  * What the code serving a request can ask of it, wherever it runs: its id (every log line, activity
  * entry and span names it by) and, once its edge has opened it, its audit context (audit-context.ts).
  * A job acting for someone has an audit context and no request id. One AsyncLocalStorage holds both:
- * under Node 20 each one in use adds work to every promise the process makes (docs/architecture.md#the-mcp-pipeline).
+ * under Node 20 each one in use adds work to every promise the process makes (docs/architecture.md#layers).
  */
 export interface RequestScope {
   requestId?: string;
