@@ -8,7 +8,7 @@ import type { ActivityEntry, Outcome } from './activity-entry.entity.js';
  * The listing's optional conditions, in the order their parameters follow the account's; each `?`
  * takes the next parameter. A time bound also bounds the id (UUID v7, whose first 48 bits are the
  * millisecond it was made), so a page in any time range is a range scan of the same indexes that end
- * in `id DESC`; `at` stays the exact condition (see {@link ID_SLACK_MS}).
+ * in the id; `at` stays the exact condition (see {@link ID_SLACK_MS}).
  */
 const LIST_CONDITIONS = [
   ['after', 'id < ?'],
@@ -60,7 +60,7 @@ const USAGE = sql<[accountId: string, credentialIds: string[], floor: string], {
  * names joined with `_`, made when first used (9 conditions: 512 possible texts, a handful in use).
  *
  * Restricted to a set of credentials (a member's own grants), the page is taken per credential
- * (`LATERAL`, each an index range scan of `(account_id, credential_id, id DESC)` up to the limit) and
+ * (`LATERAL`, each an index range scan of `(account_id, credential_id, id)`, backwards, up to the limit) and
  * the few pages merged: `credential_id = ANY(...)` cannot be read from any index in id order, and
  * would sort every entry of those credentials.
  */

@@ -26,6 +26,7 @@ import { IdentityProviders1766200000000 } from './migrations/1766200000000-ident
 import { EnterpriseGrants1766200000100 } from './migrations/1766200000100-enterprise-grants.js';
 import { PrivateKeyJwt1766200000200 } from './migrations/1766200000200-private-key-jwt.js';
 import { CompanySignIn1766300000000 } from './migrations/1766300000000-company-sign-in.js';
+import { ActivityAscendingIndexes1766400000000 } from './migrations/1766400000000-activity-ascending-indexes.js';
 
 export const MIGRATIONS = [
   InitialSchema1764500000000,
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   EnterpriseGrants1766200000100,
   PrivateKeyJwt1766200000200,
   CompanySignIn1766300000000,
+  ActivityAscendingIndexes1766400000000,
 ];
 
 /**
