@@ -21,8 +21,9 @@ const INDEXES = [
  * entries, PostgreSQL's CPU per entry went from about 24 to 15 µs (bench/README.md).
  *
  * Plain CREATE INDEX, as in the earlier activity migrations (a migration runs in a transaction): on a
- * large existing log this holds writes to it for the builds' duration, and instances still running
- * meanwhile hold their entries in memory and write them after (src/activity/activity-writer.service.ts).
+ * large existing log this holds writes to it for the builds' duration: answers of instances still
+ * running meanwhile wait for their entries, up to the writer's statement timeout, after which the entries
+ * are held in memory and written later (src/activity/activity-writer.service.ts).
  * The new indexes are built beside the old ones first, which reads may still use; only then are the old
  * ones dropped (which locks the table, reads too, until the commit) and the new ones renamed.
  */
