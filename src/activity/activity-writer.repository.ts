@@ -75,7 +75,7 @@ const TYPES = [
  * for large batches). A folded entry adds its count to the row already holding its fold key.
  * Prepared: parsed and planned once per connection.
  */
-const INSERT = sql<unknown[][]>(
+const INSERT = sql<string[]>(
   'activity.insert',
   `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` +
     `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ` +
@@ -109,7 +109,7 @@ export class ActivityWriterRepository {
     await run(
       this.writer,
       INSERT,
-      COLUMNS.map((column) => entries.map((entry) => entry[column])),
+      COLUMNS.map((column) => arrayLiteral(entries, column)),
     );
   }
 
@@ -117,4 +117,28 @@ export class ActivityWriterRepository {
   async close(): Promise<void> {
     await this.writer.end().catch(() => undefined);
   }
+}
+
+const QUOTED = /["\\]/;
+const QUOTED_ALL = /["\\]/g;
+
+/**
+ * One column of the entries as a PostgreSQL array literal, as pg would send the array: every value
+ * quoted (a backslash or double quote escaped by a backslash), a date in ISO 8601, null as NULL. Built
+ * here because pg's serialiser runs two replacements on every value of every column, and nearly no
+ * value has anything to escape (bench/README.md#protocol-overhead--npm-run-bench).
+ */
+function arrayLiteral(entries: readonly ActivityInsert[], column: keyof ActivityInsert): string {
+  let literal = '{';
+  for (let i = 0; i < entries.length; i++) {
+    const value = entries[i][column];
+    if (i > 0) literal += ',';
+    if (value === null) literal += 'NULL';
+    else if (typeof value === 'number') literal += String(value);
+    else {
+      const text = typeof value === 'string' ? value : value.toISOString();
+      literal += '"' + (QUOTED.test(text) ? text.replace(QUOTED_ALL, '\\$&') : text) + '"';
+    }
+  }
+  return literal + '}';
 }

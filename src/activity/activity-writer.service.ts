@@ -240,7 +240,9 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 
 /** Text as PostgreSQL stores it: bounded, with no NUL and no lone surrogate (text and jsonb refuse them). */
 function text(value: string, max: number): string {
-  return (value.length > max ? value.slice(0, max) : value).replace(UNSTORABLE, '\uFFFD');
+  const bounded = value.length > max ? value.slice(0, max) : value;
+  // Nearly every value is storable as it is: two native checks spare the replacement's scan and copy.
+  return bounded.isWellFormed() && !bounded.includes('\u0000') ? bounded : bounded.replace(UNSTORABLE, '\uFFFD');
 }
 
 /** Whether an error says the database could not be reached (rather than that it refused the data). */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { ActivityWriterService, type ActivityRecord } from '../../src/activity/activity-writer.service.js';
 import { ActivityWriterRepository, WRITER_CONNECTIONS } from '../../src/activity/activity-writer.repository.js';
 import { Clock } from '../../src/common/clock.js';
@@ -103,6 +104,61 @@ describe('activity log', () => {
     expect(methods).toContain('lone \uFFFD surrogate');
     expect(methods).toContain('x'.repeat(100));
     expect(JSON.stringify(log).includes('\\u0000')).toBe(false);
+  });
+
+  it('stores every text exactly as recorded, whatever characters it holds, in one batch', async () => {
+    const tenant = await createTenant(t);
+    // What an array literal must escape or could misread (quotes, backslashes, commas, braces, NULL, blanks),
+    // then random text of every plane, NUL and lone surrogates included.
+    const tricky = ['"', '\\', '\\"', 'a,b', '{x}', '}', 'NULL', 'null', '', ' ', ' padded ', "it's", '\t\n\r', 'é 中文 🙂', '\u0000', '\ud800', 'x\udfffy'];
+    const random = fc.sample(fc.string({ unit: 'binary', maxLength: 40 }), { numRuns: 200, seed: 27 });
+    const texts = [...tricky, ...random];
+    // PostgreSQL cannot store NUL nor a lone surrogate: each becomes U+FFFD (what the writer promises).
+    const stored = (text: string) => text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+    const service = t.app.get(ActivityWriterService);
+    await Promise.all(
+      texts.map((text, i) =>
+        service.record({
+          accountId: tenant.accountId,
+          credential: { type: 'api_key', id: tenant.keyId, name: text },
+          client: { name: text, version: text },
+          sessionId: text,
+          method: `m${i}`,
+          tool: text,
+          projectId: null,
+          outcome: 'tool_error',
+          error: { code: -32000, message: text },
+          durationMs: i,
+          requestId: text,
+        }),
+      ),
+    );
+    const log = await entries(t, tenant);
+    expect(log).toHaveLength(texts.length);
+    const byMethod = new Map(log.map((e: any) => [e.method, e]));
+    texts.forEach((text, i) => {
+      const want = stored(text);
+      const e = byMethod.get(`m${i}`);
+      expect({
+        i,
+        credential: e.credential.name,
+        client: e.client,
+        session: e.session_id,
+        tool: e.tool,
+        error: e.error,
+        ms: e.duration_ms,
+        request: e.request_id,
+      }).toEqual({
+        i,
+        credential: want,
+        client: { name: want, version: want },
+        session: want,
+        tool: want,
+        error: { code: -32000, message: want },
+        ms: i,
+        request: want,
+      });
+    });
   });
 
   it('folds refusals of one credential into one entry per second, also when two instances write them', async () => {
