@@ -1,11 +1,13 @@
-import { ValidationPipe } from '@nestjs/common';
+import { ValidationPipe, type NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
 import { Logger } from 'nestjs-pino';
+import { createServer } from 'node:http';
 import { AppModule, type AppOptions } from './app.module.js';
 import { auditContextMiddleware } from './audit/audit-context.js';
+import { expressServerOptions } from './common/express-server.js';
 import { HttpErrorFilter } from './common/http-error.filter.js';
 import { requestIdMiddleware } from './common/request-id.js';
 import { LifecycleService } from './health/lifecycle.service.js';
@@ -19,7 +21,7 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   const server = express();
   server.set('case sensitive routing', true);
   server.set('strict routing', true);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), new ExpressAdapter(server), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), new ExpressMadeAdapter(server), {
     bodyParser: false,
     bufferLogs: true,
     // A failure while booting (the database unreachable) is thrown to the caller, which reports it and
@@ -55,4 +57,17 @@ export async function createApp(options: AppOptions): Promise<NestExpressApplica
   );
   SwaggerModule.setup('admin/v1/docs', app, document, { jsonDocumentUrl: 'admin/v1/openapi.json' });
   return app;
+}
+
+/**
+ * Nest's Express adapter, whose HTTP server makes each request and response with Express's prototypes
+ * from the start (common/express-server.ts), so Express's own dispatch changes neither. What else the
+ * adapter does with its options (HTTPS, connections closed on shutdown, the 503 while closing) it does as before.
+ */
+class ExpressMadeAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options.httpsOptions || options.forceCloseConnections || options.return503OnClosing) return super.initHttpServer(options);
+    const app = this.getInstance<express.Express>();
+    this.setHttpServer(createServer(expressServerOptions(app), app));
+  }
 }
