@@ -8,11 +8,8 @@
 //   BENCH_ROUNDS=3 BENCH_DURATION=4 BENCH_CONNECTIONS=50
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { ROOT } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, median, runMain, startChild } from './lib/bench.mjs';
+import { build, cpuSeconds, median, runMain, saveResult, startChild } from './lib/bench.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
@@ -49,10 +46,7 @@ async function main() {
   const ratios = { rps: made.rps / changed.rps, cpu: changed.cpuUs / made.cpuUs };
   console.log(`  made / set per request: ${ratios.rps.toFixed(2)} × the requests/s, ${ratios.cpu.toFixed(2)} × less CPU per request`);
 
-  const results = join(ROOT, 'bench/results');
-  const latest = join(results, 'latest.json');
-  const out = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-  out.express = {
+  saveResult('express', {
     at: new Date().toISOString(),
     node: process.version,
     cpus: cpus().length,
@@ -62,10 +56,7 @@ async function main() {
     changed,
     made,
     ratios,
-  };
-  mkdirSync(results, { recursive: true });
-  writeFileSync(latest, JSON.stringify(out, null, 2) + '\n');
-  console.log('Written to bench/results/latest.json');
+  });
   return true;
 }
 

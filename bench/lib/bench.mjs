@@ -2,7 +2,7 @@
 // the bench servers as child processes, and the cleanup of all of it (also on Ctrl-C). Builds on
 // scripts/lib/server.mjs (the server with its own database and demo key, as `npm start` runs it).
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT, run, START_ARGS } from '../../scripts/lib/server.mjs';
@@ -166,4 +166,15 @@ export function median(values) {
   const v = values.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
   if (!v.length) return null;
   return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+/** Sets `key` of bench/results/latest.json (the other benches' keys kept) to `value`, and says so. */
+export function saveResult(key, value) {
+  const results = join(ROOT, 'bench/results');
+  const latest = join(results, 'latest.json');
+  const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
+  all[key] = value;
+  mkdirSync(results, { recursive: true });
+  writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
+  console.log('Written to bench/results/latest.json');
 }
