@@ -9,8 +9,8 @@ import { IncomingMessage, ServerResponse, type ServerOptions } from 'node:http';
  * Express's `app.handle` gives every request and response it is given those prototypes with
  * `Object.setPrototypeOf`. Made with them already, nothing changes there; changed per request, V8 gives
  * both objects new hidden classes, and every property access after it (Node's, Express's, ours) meets
- * shapes it has not seen. For a bare Express answer that cost 67 µs of CPU per request against 13 µs
- * under Node 20, and 14 against 11 under Node 24 (`npm run bench:express`, bench/README.md).
+ * shapes it has not seen. For a bare Express answer that cost 74 µs of CPU per request against 16 µs
+ * under Node 20, and 17 against 15 under Node 24 (`npm run bench:express`, bench/README.md).
  */
 export function expressServerOptions(app: Express): ServerOptions {
   const request = subclassWith(IncomingMessage, app.request);
