@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import DataLoader from 'dataloader';
 import type { DataSource } from 'typeorm';
-import { newId } from '../common/ids.js';
+import { isUuid, newId } from '../common/ids.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { affected, row, rows, run, sql, type Queryable } from '../database/sql.js';
@@ -11,6 +12,8 @@ import type { TrashedArticle } from './article.views.js';
 
 /** Characters of each body the setup context reads (to tell its language). */
 const CONTEXT_BODY_HEAD = 3_000;
+/** Live-count lookups sent in one statement at most. */
+const LIVE_COUNT_BATCH = 1_000;
 
 /** The columns of a new article, as the article rules checked them. */
 export interface ArticleInsert {
@@ -24,6 +27,12 @@ export interface ArticleInsert {
   source: 'human' | 'ai';
   job_id: string | null;
   agent_config_version: number | null;
+}
+
+/** A project of an account whose live articles are counted. */
+interface ProjectKey {
+  accountId: string;
+  projectId: string;
 }
 
 /** What the writer's setup context reads of an article. */
@@ -161,9 +170,11 @@ const contextStamp = sql<[accountId: string, projectId: string], { total: number
   `SELECT n::int AS total, generation::text AS generation FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*'`,
   { hot: true },
 );
-const countByProject = sql<[accountId: string, projectIds: string[]], { project_id: string; n: number }>(
-  'articles.count_by_project',
-  `SELECT project_id, n::int AS n FROM article_counts WHERE account_id = $1 AND project_id = ANY($2) AND status = '*'`,
+// Live articles of each (account, project) pair asked; a pair without any has no row.
+const liveCounts = sql<[accountIds: string[], projectIds: string[]], { account_id: string; project_id: string; n: number }>(
+  'articles.live_counts',
+  `SELECT c.account_id, c.project_id, c.n::int AS n FROM unnest($1::uuid[], $2::uuid[]) AS k(account_id, project_id)
+     JOIN article_counts c ON c.project_id = k.project_id AND c.status = '*' AND c.account_id = k.account_id`,
   { hot: true, prepared: true },
 );
 
@@ -214,6 +225,18 @@ export class ArticlesRepository {
   ) {
     this.revisionsKept = config.articleRevisionsKept;
   }
+
+  /**
+   * The live-count lookups made in one turn of the event loop (list_projects, the console's overview),
+   * whichever account asked, go to PostgreSQL as one statement after the turn's I/O: one round trip for
+   * all of them instead of one each. Nothing is cached: every lookup reads the counts as committed when
+   * its statement runs, which is after the lookup was asked for.
+   */
+  private readonly liveCounts = new DataLoader<ProjectKey, number>((keys) => this.countLiveBatch(keys), {
+    cache: false,
+    batchScheduleFn: (send) => setImmediate(send),
+    maxBatchSize: LIVE_COUNT_BATCH,
+  });
 
   /** A live article of the scope, by id or by handle. */
   find(scope: ProjectScope, by: { id: string } | { handle: string }, db: Queryable = this.db): Promise<Article | null> {
@@ -325,9 +348,20 @@ export class ArticlesRepository {
     return row(db, contextStamp, [scope.accountId, scope.projectId]);
   }
 
-  /** Live articles per project, for the projects given (of one account); a project without articles is absent. */
-  countByProject(accountId: string, projectIds: string[], db: Queryable = this.db): Promise<{ project_id: string; n: number }[]> {
-    return rows(db, countByProject, [accountId, projectIds]);
+  /** Live articles in each of the projects given (of one account), in their order; 0 for a project without any. */
+  countLive(accountId: string, projectIds: string[]): Promise<number[]> {
+    return Promise.all(projectIds.map((projectId) => this.liveCounts.load({ accountId, projectId })));
+  }
+
+  private async countLiveBatch(keys: readonly ProjectKey[]): Promise<number[]> {
+    // An id that is not a UUID has no articles; left in, it would fail the statement of every lookup batched with it.
+    const asked = keys.filter((k) => isUuid(k.accountId) && isUuid(k.projectId));
+    const found = new Map<string, number>();
+    if (asked.length > 0) {
+      const counted = await rows(this.db, liveCounts, [asked.map((k) => k.accountId), asked.map((k) => k.projectId)]);
+      for (const r of counted) found.set(`${r.account_id} ${r.project_id}`, r.n);
+    }
+    return keys.map((k) => found.get(`${k.accountId} ${k.projectId}`) ?? 0);
   }
 
   /** Up to `limit` trashed articles of a project, newest deletion first, after the cursor's position when given. */

@@ -63,7 +63,8 @@ export class ArticlesService {
 
   /** Live articles per project, for the projects given (of one account). */
   async countByProject(accountId: string, projectIds: string[]): Promise<Map<string, number>> {
-    return new Map((await this.articles.countByProject(accountId, projectIds)).map((r) => [r.project_id, r.n]));
+    const counts = await this.articles.countLive(accountId, projectIds);
+    return new Map(projectIds.map((id, i) => [id, counts[i]]));
   }
 
   async get(scope: ProjectScope, by: { id?: string; handle?: string }): Promise<ArticleView> {

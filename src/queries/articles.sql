@@ -1,9 +1,6 @@
 -- articles.context_stamp
 SELECT n::int AS total, generation::text AS generation FROM article_counts WHERE account_id = $1 AND project_id = $2 AND status = '*';
 
--- articles.count_by_project
-SELECT project_id, n::int AS n FROM article_counts WHERE account_id = $1 AND project_id = ANY($2) AND status = '*';
-
 -- articles.filter_count_by_status_search
 SELECT count(*)::int AS counted FROM (SELECT 1 FROM articles WHERE account_id = $1 AND project_id = $2 AND deleted_at IS NULL AND status = $3 AND (lower(title) LIKE $4 OR handle LIKE $4) LIMIT $5) m;
 
@@ -132,3 +129,7 @@ SELECT (SELECT n FROM article_counts WHERE account_id = $1 AND project_id = $2 A
 FROM articles a
 WHERE a.account_id = $1 AND project_id = $2 AND deleted_at IS NULL AND (updated_at, id) <= ($6::timestamptz, $7::uuid)
 ORDER BY updated_at DESC, id DESC LIMIT $4 OFFSET $5;
+
+-- articles.live_counts
+SELECT c.account_id, c.project_id, c.n::int AS n FROM unnest($1::uuid[], $2::uuid[]) AS k(account_id, project_id)
+JOIN article_counts c ON c.project_id = k.project_id AND c.status = '*' AND c.account_id = k.account_id;

@@ -1,3 +1,4 @@
+import { ArticlesRepository } from '../../src/articles/articles.repository.js';
 import { createTenant, MISSING_ID, newKey, type Tenant, withRole } from '../support/fixtures.js';
 import { callOk, callTool } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -78,5 +79,64 @@ describe('article ids outside the caller’s reach behave exactly like ids that 
     ]);
     const [{ n }] = await sql(t).query(`SELECT count(*)::int AS n FROM article_revisions WHERE article_id = ANY($1)`, [[foreign.id, unreachable.id]]);
     expect(n).toBe(0);
+  });
+
+  describe('live article counts asked at once by different accounts (read by one statement for all)', () => {
+    /** Live articles per project, counted the slow way. */
+    async function counted(projectIds: string[]): Promise<number[]> {
+      const rows: { project_id: string; n: number }[] = await sql(t).query(
+        `SELECT project_id, count(*)::int AS n FROM articles WHERE project_id = ANY($1) AND deleted_at IS NULL GROUP BY project_id`,
+        [projectIds],
+      );
+      return projectIds.map((id) => rows.find((r) => r.project_id === id)?.n ?? 0);
+    }
+    afterEach(() => jest.restoreAllMocks());
+
+    it('each account gets its own projects’ counts; another account’s project, an unknown id and a non-UUID count none', async () => {
+      const articles = t.app.get(ArticlesRepository);
+      await callOk(t, stranger.key, 'create_article', { title: 'Counted for the stranger' });
+      const batches = jest.spyOn(articles as any, 'countLiveBatch');
+      const [mine, theirs, probing] = await Promise.all([
+        articles.countLive(owner.accountId, owner.projectIds),
+        articles.countLive(stranger.accountId, stranger.projectIds),
+        articles.countLive(stranger.accountId, [owner.projectIds[0], MISSING_ID, 'not-a-uuid']),
+      ]);
+      expect(batches).toHaveBeenCalledTimes(1);
+      expect(mine).toEqual(await counted(owner.projectIds));
+      expect(mine.every((n) => n > 0)).toBe(true);
+      expect(theirs).toEqual(await counted(stranger.projectIds));
+      expect(theirs[0]).toBeGreaterThan(0);
+      expect(probing).toEqual([0, 0, 0]);
+    });
+
+    it('a failed statement fails every lookup it carried, and the next ones are read again', async () => {
+      const articles = t.app.get(ArticlesRepository);
+      jest.spyOn(articles as any, 'countLiveBatch').mockRejectedValueOnce(new Error('connection terminated'));
+      const settled = await Promise.allSettled([
+        articles.countLive(owner.accountId, owner.projectIds),
+        articles.countLive(stranger.accountId, stranger.projectIds),
+      ]);
+      expect(settled.map((r) => (r.status === 'rejected' ? String(r.reason) : r.value))).toEqual([
+        'Error: connection terminated',
+        'Error: connection terminated',
+      ]);
+      expect(await articles.countLive(owner.accountId, owner.projectIds)).toEqual(await counted(owner.projectIds));
+    });
+
+    it('list_projects called at once with both accounts’ keys answers each its own projects and counts', async () => {
+      const expected = async (tenant: Tenant) => (await counted(tenant.projectIds)).map((n, i) => ({ id: tenant.projectIds[i], article_count: n }));
+      const want = { owner: await expected(owner), stranger: await expected(stranger) };
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const tenant = i % 2 ? owner : stranger;
+          const { items } = await callOk(t, tenant.key, 'list_projects', {});
+          return {
+            tenant: tenant === owner ? 'owner' : 'stranger',
+            items: items.map((p: { id: string; article_count: number }) => ({ id: p.id, article_count: p.article_count })),
+          };
+        }),
+      );
+      for (const a of answers) expect(a.items).toEqual(want[a.tenant as keyof typeof want]);
+    });
   });
 });
