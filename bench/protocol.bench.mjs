@@ -6,8 +6,10 @@
 // the conformance entry point, test/conformance/main.ts), each in both eras: 2025-11-25 in a session
 // (initialize, then Mcp-Session-Id) and 2026-07-28 stateless (its headers and `_meta`); and
 // `tools/call list_projects` (one SQL query). Everything is on: credential, rate limit, activity log
-// committed before each answer. Servers run in child processes; autocannon runs here. Prints a table
-// and writes bench/results/latest.json (key "protocol").
+// committed before each answer. Beside them, two peers with one trivial tool, `list_projects`, answer
+// `tools/list` and `tools/call`: the official SDK's stateless recipe and @rekog/mcp-nest (bench/servers/);
+// each of ours is compared with the peer answering the same method. Servers run in child processes; autocannon
+// runs here. Prints a table and writes bench/results/latest.json (key "protocol").
 //
 // The machine is shared: the targets are measured in interleaved rounds (each target once per round),
 // each ratio is taken within its round, and the table shows medians over rounds.
@@ -16,15 +18,15 @@
 //   BENCH_DURATION=5       seconds measured per target and round
 //   BENCH_WARMUP=2         seconds of unmeasured warm-up per target (first round only)
 //   BENCH_CONNECTIONS=50
-//   BENCH_SDK=false        skip the SDK comparison
+//   BENCH_SDK=false        skip the peers (the SDK recipe and @rekog/mcp-nest)
 //   BENCH_CPU_PROF=true    profile our servers (node --cpu-prof) into bench/results/profiles/
 //   BENCH_ONLY=a,b         measure only the targets whose name contains one of these (the baselines always)
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run, startServer } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, descendantsCpuSeconds, median, startChild } from './lib/bench.mjs';
+import { build, cpuSeconds, descendantsCpuSeconds, median, saveResult, startChild } from './lib/bench.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -36,6 +38,7 @@ const CPU_PROF = process.env.BENCH_CPU_PROF === 'true';
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
 const TARGET_RATIO = 0.15;
 const TARGET_VS_SDK = 5;
+const TARGET_VS_MCP_NEST = 3;
 /** Ours over the bare Nest floor, on the echo and on tools/list, in both eras. */
 const TARGET_VS_FLOOR = 0.85;
 const RESULTS = join(ROOT, 'bench/results');
@@ -174,7 +177,8 @@ function summarize(targets, rounds) {
       activityCommitWaitMs: m('activityCommitWaitMs'),
       ratioToBaseline: median(within(BASELINE, 'rps')),
       ratioToFloor: target.floor ? median(within(target.floor, 'rps')) : null,
-      ratioToSdk: median(within(SDK, 'rps')),
+      ratioToSdk: median(within(peer(SDK, target.name), 'rps')),
+      ratioToMcpNest: median(within(peer(MCP_NEST, target.name), 'rps')),
       cpuRatioToBaseline: cpuWithin(BASELINE),
       cpuRatioToFloor: target.floor ? cpuWithin(target.floor) : null,
       // The spread of requests/s over rounds (max/min - 1): how noisy this target was in this run.
@@ -200,6 +204,7 @@ function table(rows) {
     '× floor',
     'CPU × floor',
     '× SDK',
+    '× mcp-nest',
   ];
   const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
   const lines = rows.map((r) => [
@@ -217,6 +222,7 @@ function table(rows) {
     fixed(r.ratioToFloor, 3),
     fixed(r.cpuRatioToFloor, 3),
     fixed(r.ratioToSdk, 1),
+    fixed(r.ratioToMcpNest, 1),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -226,7 +232,10 @@ function table(rows) {
 const BASELINE = 'raw node:http tools/list (baseline)';
 const FLOOR_LIST = 'Nest floor tools/list';
 const FLOOR_ECHO = 'Nest floor tools/call echo';
-const SDK = 'SDK stateless tools/call';
+const SDK = 'SDK stateless';
+const MCP_NEST = 'mcp-nest stateless';
+/** A peer's target answering the same method as the target named: its own one-tool catalogue, or the trivial call. */
+const peer = (name, target) => `${name} ${target.includes('tools/list') ? 'tools/list' : 'tools/call'}`;
 
 /** A 2025-11-25 session on our server: initialize, then notifications/initialized; resolves to its headers. */
 async function legacySession(server) {
@@ -356,12 +365,18 @@ async function main() {
     await check(baselines[2], headers, isEcho);
     const targets = [...baselines, ...measured];
     if (WITH_SDK) {
-      const recipe = await startBenchServer(join(ROOT, 'bench/servers/sdk-stateless.mjs'));
-      children.push(recipe);
-      const sdkCheck = await post(recipe.url, { ...headers, ...sessionless }, CALL);
-      if (sdkCheck.status !== 200 || !sdkCheck.text.includes('Demo blog'))
-        throw new Error(`The SDK recipe answered ${sdkCheck.status}: ${sdkCheck.text.slice(0, 300)}`);
-      targets.push({ name: SDK, pid: recipe.pid, url: recipe.url, body: CALL, headers: sessionless });
+      for (const [name, script] of [
+        [SDK, 'sdk-stateless.mjs'],
+        [MCP_NEST, 'mcp-nest-stateless.mjs'],
+      ]) {
+        const server = await startBenchServer(join(ROOT, 'bench/servers', script));
+        children.push(server);
+        const listing = { name: peer(name, 'tools/list'), pid: server.pid, url: server.url, body: LIST, headers: sessionless };
+        const call = { name: peer(name, 'tools/call'), pid: server.pid, url: server.url, body: CALL, headers: sessionless };
+        await check(listing, headers, (r) => r.tools?.some((t) => t.name === 'list_projects'));
+        await check(call, headers, (r) => r.content?.[0]?.text?.includes('Demo blog'));
+        targets.push(listing, call);
+      }
     }
 
     const rounds = [];
@@ -390,8 +405,14 @@ async function main() {
           value: +row.ratioToFloor.toFixed(3),
           met: row.ratioToFloor >= TARGET_VS_FLOOR,
         });
-      if (WITH_SDK)
+      if (WITH_SDK) {
         verdicts.push({ target: `${row.name} ≥ ${TARGET_VS_SDK} × SDK stateless`, value: +row.ratioToSdk.toFixed(1), met: row.ratioToSdk >= TARGET_VS_SDK });
+        verdicts.push({
+          target: `${row.name} ≥ ${TARGET_VS_MCP_NEST} × @rekog/mcp-nest`,
+          value: +row.ratioToMcpNest.toFixed(1),
+          met: row.ratioToMcpNest >= TARGET_VS_MCP_NEST,
+        });
+      }
     }
     for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
 
@@ -409,9 +430,8 @@ async function main() {
       }
     }
 
-    const latest = join(RESULTS, 'latest.json');
-    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.protocol = {
+    console.log();
+    saveResult('protocol', {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
@@ -423,10 +443,7 @@ async function main() {
       rows,
       verdicts,
       ...(profiles ? { profiles } : {}),
-    };
-    mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
-    console.log(`\nWritten to bench/results/latest.json`);
+    });
     process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
   } finally {
     for (const child of children) await child.stop().catch(() => undefined);
