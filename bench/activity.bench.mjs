@@ -13,12 +13,12 @@
 //   BENCH_SKIP_BUILD=true         reuse dist/
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, ROOT, startServer } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, median } from './lib/bench.mjs';
+import { build, cpuSeconds, median, saveResult } from './lib/bench.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -26,7 +26,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROWS = Number(process.env.BENCH_ACTIVITY_ROWS ?? 1_000_000);
 const TARGET_LOG_RATIO = 0.85;
-const RESULTS = join(ROOT, 'bench/results');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -290,9 +289,8 @@ async function main() {
     console.log('');
     for (const v of verdicts) console.log(`${v.met ? 'MET   ' : 'MISSED'}  ${v.target}: ${v.value}`);
 
-    const latest = join(RESULTS, 'latest.json');
-    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.activity = {
+    console.log('');
+    saveResult('activity', {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
@@ -304,10 +302,7 @@ async function main() {
       ratios,
       listing: listingRows && { rows: ROWS, queries: listingRows },
       verdicts,
-    };
-    mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
-    console.log('\nWritten to bench/results/latest.json');
+    });
     process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
   } finally {
     for (const s of started) await s.stop().catch(() => undefined);

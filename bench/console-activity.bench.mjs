@@ -11,18 +11,16 @@
 //
 //   BENCH_ROWS=1000000  BENCH_ROUNDS=15  BENCH_SKIP_BUILD=true (reuse dist/)
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ROOT } from '../scripts/lib/server.mjs';
-import { build, median, runMain, startDatabase, atCleanup } from './lib/bench.mjs';
+import { build, median, runMain, saveResult, startDatabase, atCleanup } from './lib/bench.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 15));
 const DAYS = 30;
-const RESULTS = join(ROOT, 'bench/results');
 
 /** The account's rows spread over the last 30 days, newest now: 20 credentials (credential 0 has 0.2% of the rows), 6 client names. */
 async function seed(client, accountId) {
@@ -163,9 +161,7 @@ async function main() {
   const slowest = results.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
   console.log(`\nSlowest: ${slowest.name}, ${slowest.medianMs} ms (target, docs/console.md#activity: under 100 ms of server time).`);
 
-  const latest = join(RESULTS, 'latest.json');
-  const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-  all.consoleActivity = {
+  saveResult('consoleActivity', {
     date: new Date().toISOString(),
     node: process.version,
     cpus: cpus().length,
@@ -174,10 +170,7 @@ async function main() {
     days: DAYS,
     rounds: ROUNDS,
     queries: results,
-  };
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
-  console.log('Written to bench/results/latest.json');
+  });
   return true;
 }
 

@@ -23,20 +23,16 @@
 //   BENCH_CONTEXT_MAX_RATIO=2
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ROOT } from '../scripts/lib/server.mjs';
-import { atCleanup, build, median, runMain, startDatabase, startProductionServer } from './lib/bench.mjs';
+import { atCleanup, build, median, runMain, saveResult, startDatabase, startProductionServer } from './lib/bench.mjs';
 
 const ARTICLES = Number(process.env.BENCH_CONTEXT_ARTICLES ?? 500);
 const BODY_KB = Number(process.env.BENCH_CONTEXT_BODY_KB ?? 1024);
 const CALLS = Number(process.env.BENCH_CONTEXT_CALLS ?? 30);
 const MAX_RATIO = Number(process.env.BENCH_CONTEXT_MAX_RATIO ?? 2);
 const OLD_TIMEOUT_MS = 15_000;
-const RESULTS = join(ROOT, 'bench/results');
 const ADMIN_TOKEN = 'bench-admin-' + randomBytes(12).toString('hex');
 
 /** Crafted bodies of about `bytes`: one-letter words, or random letters and spaces from a seeded generator. */
@@ -217,9 +213,7 @@ async function main() {
   );
   const met = ratios.coldBigVsSmall <= MAX_RATIO;
 
-  const latest = join(RESULTS, 'latest.json');
-  const out = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-  out.context = {
+  saveResult('context', {
     at: new Date().toISOString(),
     machine: {
       cpus: cpus().length,
@@ -232,10 +226,7 @@ async function main() {
     statements: sql,
     ratios,
     met,
-  };
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(latest, JSON.stringify(out, null, 2) + '\n');
-  console.log('Written to bench/results/latest.json');
+  });
   return met;
 }
 

@@ -26,13 +26,12 @@
 //   BENCH_FAIR_BACKLOG=500 account A's backlog in the fairness phase
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ROOT, START_ARGS } from '../scripts/lib/server.mjs';
-import { build, startChild, startDatabase } from './lib/bench.mjs';
+import { START_ARGS } from '../scripts/lib/server.mjs';
+import { build, saveResult, startChild, startDatabase } from './lib/bench.mjs';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 8);
@@ -41,7 +40,6 @@ const BACKLOG = Number(process.env.BENCH_FAIR_BACKLOG ?? 500);
 const FAIR_JOBS = 20;
 const WORKERS = 2;
 const TARGET_P50_MS = 50;
-const RESULTS = join(ROOT, 'bench/results');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -301,12 +299,7 @@ async function main() {
     const met = result.throughput.exactlyOnce && result.claimLatency.exactlyOnce && result.claimLatency.p50Ms <= TARGET_P50_MS && fair;
     console.log(`Target (all done exactly once; claim latency p50 ≤ ${TARGET_P50_MS} ms; B never waits behind A's backlog): ${met ? 'met' : 'MISSED'}`);
 
-    const latest = join(RESULTS, 'latest.json');
-    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.jobs = { ...result, met };
-    mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
-    console.log('Written to bench/results/latest.json');
+    saveResult('jobs', { ...result, met });
     process.exitCode = met ? 0 : 1;
   } finally {
     // The embedded postmaster's child handle is unref'd: keep the loop alive until it has stopped.

@@ -11,17 +11,15 @@
 //   BENCH_CONNECTIONS=50
 //   BENCH_SKIP_BUILD=true   reuse dist/ as it is
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { ROOT, startServer } from '../scripts/lib/server.mjs';
-import { build } from './lib/bench.mjs';
+import { startServer } from '../scripts/lib/server.mjs';
+import { build, saveResult } from './lib/bench.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TARGET_RSS_MB = 250;
 const TARGET_GROWTH = 0.1;
-const RESULTS = join(ROOT, 'bench/results');
 
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -102,19 +100,14 @@ async function main() {
       liveHeapGrowth: +heapGrowth.toFixed(3),
     };
 
-    mkdirSync(RESULTS, { recursive: true });
-    const latest = join(RESULTS, 'latest.json');
-    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.memory = result;
-    writeFileSync(latest, `${JSON.stringify(all, null, 2)}\n`);
-
     const checks = [
       [`RSS after ${first.requests + second.requests} requests ≤ ${TARGET_RSS_MB} MB`, second.rssMb <= TARGET_RSS_MB, `${second.rssMb} MB`],
       [`growth between the halves ≤ ${TARGET_GROWTH * 100}%`, growth <= TARGET_GROWTH, `${(growth * 100).toFixed(1)}%`],
     ];
     console.log('');
     for (const [name, ok, value] of checks) console.log(`${ok ? 'MET   ' : 'MISSED'}  ${name}: ${value}`);
-    console.log('\nWritten to bench/results/latest.json');
+    console.log('');
+    saveResult('memory', result);
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
   } finally {
     await server.stop();

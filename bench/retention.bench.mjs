@@ -9,13 +9,13 @@
 //   BENCH_ROWS=10000000  BENCH_ROUNDS=5  BENCH_DURATION=10  BENCH_WARMUP=3  BENCH_CONNECTIONS=10
 //   BENCH_SKIP_BUILD=true  reuse dist/
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ROOT, startServer } from '../scripts/lib/server.mjs';
-import { build, median, runMain } from './lib/bench.mjs';
+import { build, median, runMain, saveResult } from './lib/bench.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
@@ -24,7 +24,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const TARGET = 1.1;
 const CHUNK = 1_000_000;
-const RESULTS = join(ROOT, 'bench/results');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
 
@@ -143,10 +142,7 @@ async function main() {
     );
     console.log(`${met ? 'MET   ' : 'MISSED'}  /mcp p99 with the purge / without ≤ ${TARGET}: ${ratio.toFixed(3)}`);
 
-    mkdirSync(RESULTS, { recursive: true });
-    const latest = join(RESULTS, 'latest.json');
-    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.retention = {
+    saveResult('retention', {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
@@ -158,8 +154,7 @@ async function main() {
       rounds,
       ratio,
       met,
-    };
-    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
+    });
     return met;
   } finally {
     await server.stop();

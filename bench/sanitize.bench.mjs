@@ -17,18 +17,17 @@
 //   BENCH_SANITIZE_MAX_SCALING=3
 //   BENCH_SKIP_BUILD=true  reuse dist/ as it is
 import fc from 'fast-check';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../scripts/lib/server.mjs';
-import { build } from './lib/bench.mjs';
+import { build, saveResult } from './lib/bench.mjs';
 
 const INPUTS = Number(process.env.BENCH_SANITIZE_INPUTS ?? 10_000);
 const KB = Number(process.env.BENCH_SANITIZE_KB ?? 100);
 const MAX_SCALING = Number(process.env.BENCH_SANITIZE_MAX_SCALING ?? 3);
 const TOO_SLOW_MS = 2_000;
-const RESULTS = join(ROOT, 'bench/results');
 
 const baseline = (text) => text.replace(/</g, '&lt;');
 
@@ -173,9 +172,7 @@ async function main() {
   console.log('');
   console.log(`worst 2x / 1x: ${worst} (target < ${MAX_SCALING}; linear ≈ 2, quadratic ≈ 4) ${met ? 'ok' : 'MISSED'}`);
 
-  const latest = join(RESULTS, 'latest.json');
-  const out = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-  out.sanitize = {
+  saveResult('sanitize', {
     at: new Date().toISOString(),
     machine: {
       cpus: cpus().length,
@@ -188,10 +185,7 @@ async function main() {
     adversarial: rows,
     worstScaling: worst,
     met,
-  };
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(latest, JSON.stringify(out, null, 2) + '\n');
-  console.log('Written to bench/results/latest.json');
+  });
   return met;
 }
 

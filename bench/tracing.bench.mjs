@@ -14,13 +14,12 @@
 //
 //   BENCH_ROUNDS=3  BENCH_DURATION=5  BENCH_WARMUP=2  BENCH_CONNECTIONS=50  BENCH_PAUSE=2  BENCH_RATE=250  BENCH_SKIP_BUILD=false
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, startServer } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, median } from './lib/bench.mjs';
+import { build, cpuSeconds, median, saveResult } from './lib/bench.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -145,9 +144,7 @@ async function main() {
       compare(targets[2], targets[1], TARGET_ON, 'tracing on / tracing off'),
     ];
 
-    const latest = join(ROOT, 'bench/results/latest.json');
-    const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
-    all.tracing = {
+    saveResult('tracing', {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
@@ -157,9 +154,7 @@ async function main() {
       durationSeconds: DURATION,
       rows,
       verdicts,
-    };
-    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
+    });
     process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
   } finally {
     for (const child of children) await child.stop().catch(() => undefined);
