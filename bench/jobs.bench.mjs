@@ -51,6 +51,7 @@ function startWorker(databaseUrl, dataDir) {
     {
       NODE_ENV: 'production',
       ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      REQUEST_STATE_SECRET: 'bench-request-state-secret-0123456789',
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
       ROLE: 'worker',
@@ -184,6 +185,8 @@ async function main() {
   const workers = [];
   try {
     const client = new pg.Client({ connectionString: db.url });
+    // When a step fails, the database is stopped under this client: that step's error is the one to report.
+    client.on('error', () => undefined);
     await client.connect();
     const tenant = await createTenant(client, PROJECTS);
     const other = await createTenant(client, 1);
