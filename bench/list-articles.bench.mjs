@@ -15,7 +15,7 @@
 //
 // One embedded PostgreSQL in a temporary folder, seeded by bench/articles-seed.mjs (100,000 articles with
 // ~2 KB bodies, 85,000 in one project); both servers run in child processes, autocannon runs here.
-// Prints a table and the ratios, checks the plans (EXPLAIN), writes bench/results/articles-latest.json.
+// Prints a table and the ratios, checks the plans (EXPLAIN), writes bench/results/latest.json (key "articles").
 // Exit code 1 when a target is missed: page 1 ≥ 0.7 × baseline, page-1 p99 ≤ 50 ms, page 4000 ≤ 3 × page 1
 // (both read, nothing kept).
 //
@@ -32,12 +32,12 @@
 //                          functions by self time (the profile covers every target of ours, page 1 most)
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT } from '../scripts/lib/server.mjs';
-import { atCleanup, build, cpuSeconds, median, runMain, startChild, startDatabase, startProductionServer } from './lib/bench.mjs';
+import { atCleanup, build, cpuSeconds, median, runMain, saveResult, startChild, startDatabase, startProductionServer } from './lib/bench.mjs';
 import { SEARCH_TERM, seedArticles } from './articles-seed.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
@@ -301,7 +301,6 @@ async function main() {
   );
   console.log(`plans: ${JSON.stringify(plan)}`);
 
-  mkdirSync(RESULTS, { recursive: true });
   const out = {
     at: new Date().toISOString(),
     // The 1/5/15-minute load averages at the start and the end: on a shared machine they say how far to trust the figures.
@@ -318,8 +317,7 @@ async function main() {
     checks,
     plans: plan,
   };
-  writeFileSync(join(RESULTS, 'articles-latest.json'), JSON.stringify(out, null, 2) + '\n');
-  console.log(`wrote bench/results/articles-latest.json`);
+  saveResult('articles', out);
   if (CPU_PROF) {
     await ours.stop(); // the profile is written as the process exits
     for (const file of readdirSync(PROFILES).filter((f) => f.endsWith('.cpuprofile'))) {

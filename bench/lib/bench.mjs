@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { freePort, ROOT, run, START_ARGS } from '../../scripts/lib/server.mjs';
 
 /** `npm run build`, unless BENCH_SKIP_BUILD=true (reuse dist/ as it is). */
@@ -168,13 +168,15 @@ export function median(values) {
   return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 }
 
-/** Sets `key` of bench/results/latest.json (the other benches' keys kept) to `value`, and says so. */
+/**
+ * Sets `key` of bench/results/latest.json (the other benches' keys kept) to `value`, and says so.
+ * `BENCH_RESULTS_FILE` names another file (bench/smoke.mjs: a smoke run leaves the figures alone).
+ */
 export function saveResult(key, value) {
-  const results = join(ROOT, 'bench/results');
-  const latest = join(results, 'latest.json');
+  const latest = process.env.BENCH_RESULTS_FILE || join(ROOT, 'bench/results/latest.json');
   const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {};
   all[key] = value;
-  mkdirSync(results, { recursive: true });
+  mkdirSync(dirname(latest), { recursive: true });
   writeFileSync(latest, JSON.stringify(all, null, 2) + '\n');
-  console.log('Written to bench/results/latest.json');
+  console.log(`Written to ${relative(ROOT, latest)}`);
 }
