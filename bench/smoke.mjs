@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../scripts/lib/server.mjs';
 
+/** Each bench's limit: the slowest takes about a minute here. */
+const LIMIT_MS = 5 * 60_000;
 const SHORT = { BENCH_ROUNDS: '1', BENCH_DURATION: '1', BENCH_WARMUP: '0', BENCH_CONNECTIONS: '10' };
 
 /** [npm script, key it saves, settings]: the protocol bench first, as it builds what the others reuse. */
@@ -55,13 +57,32 @@ if (failed.length) {
 }
 console.log(`\nEvery bench ran to the end (${BENCHES.length}).`);
 
-/** Runs `npm run <script>` with `env` added, its output kept (shown when it fails); resolves to its exit code and output. */
+/**
+ * Runs `npm run <script>` with `env` added, its output kept (shown when it fails), in a process group of its
+ * own: one that runs past {@link LIMIT_MS} is stopped with everything it started (SIGTERM, which the benches
+ * clean up on, then SIGKILL). Resolves to its exit code (or signal) and output.
+ */
 function runScript(script, env) {
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('close', (code, signal) => resolve({ code: code ?? signal, output }));
+    const signalGroup = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // gone already
+      }
+    };
+    const limit = setTimeout(() => {
+      output += `\n(stopped after ${LIMIT_MS / 1000} s)`;
+      signalGroup('SIGTERM');
+      setTimeout(() => signalGroup('SIGKILL'), 10_000).unref();
+    }, LIMIT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      resolve({ code: code ?? signal, output });
+    });
   });
 }
