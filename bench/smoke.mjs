@@ -28,6 +28,7 @@ const BENCHES = [
   ['bench:retention', 'retention', { ...SHORT, BENCH_ROWS: '100000' }],
   ['bench:sanitize', 'sanitize', { BENCH_SANITIZE_INPUTS: '200', BENCH_SANITIZE_KB: '5' }],
   ['bench:express', 'express', SHORT],
+  ['bench:catalogue', 'catalogue', { ...SHORT, BENCH_PROJECTS: '50' }],
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'reblog-bench-smoke-'));
