@@ -31,6 +31,14 @@ const BENCHES = [
   ['bench:catalogue', 'catalogue', { ...SHORT, BENCH_PROJECTS: '50' }],
 ];
 
+// A bench added to package.json but not here would never be run: say so rather than pass without it.
+const scripts = Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts);
+const unlisted = scripts.filter((name) => /^bench(:|$)/.test(name) && name !== 'bench:smoke' && !BENCHES.some(([script]) => script === name));
+if (unlisted.length) {
+  console.log(`Not in bench/smoke.mjs's list (add each with its smallest settings): ${unlisted.join(', ')}`);
+  process.exit(1);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'reblog-bench-smoke-'));
 const resultsFile = join(dir, 'results.json');
 const failed = [];
