@@ -70,16 +70,24 @@ const TYPES = [
   'text',
 ];
 
+const INSERT_ROWS = `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` + `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
+
 /**
- * One statement for any batch: one array per column (the SQL text never changes, and it stays cheap
- * for large batches). A folded entry adds its count to the row already holding its fold key.
- * Prepared: parsed and planned once per connection.
+ * One statement for any batch without a folded entry (every batch but a flood's): one array per column
+ * (the SQL text never changes, and it stays cheap for large batches). Prepared: parsed and planned
+ * once per connection.
  */
-const INSERT = sql<string[]>(
-  'activity.insert',
-  `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` +
-    `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ` +
-    `ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count`,
+const INSERT = sql<string[]>('activity.insert', INSERT_ROWS, { hot: true, prepared: true });
+
+/**
+ * The same for a batch holding a folded entry, which adds its count to the row already holding its
+ * fold key. Only then: with ON CONFLICT, PostgreSQL inserts every row of the statement speculatively,
+ * also the rows the fold key's index does not hold (a lock taken and released and one more WAL record
+ * per row), ~1.5 µs of its CPU and 45 bytes of WAL per entry (bench/README.md#activity-log-and-rate-limit--npm-run-benchactivity).
+ */
+const INSERT_FOLDING = sql<string[]>(
+  'activity.insert_folding',
+  `${INSERT_ROWS} ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count`,
   { hot: true, prepared: true },
 );
 
@@ -106,9 +114,10 @@ export class ActivityWriterRepository {
 
   /** Inserts the entries in one statement; an entry with the fold key of a stored one adds its count to it instead. */
   async insert(entries: readonly ActivityInsert[]): Promise<void> {
+    const statement = entries.some((entry) => entry.fold_key !== null) ? INSERT_FOLDING : INSERT;
     await run(
       this.writer,
-      INSERT,
+      statement,
       COLUMNS.map((column) => arrayLiteral(entries, column)),
     );
   }

@@ -11,6 +11,9 @@ CROSS JOIN LATERAL (
 ORDER BY 1, 2;
 
 -- activity.insert
+INSERT INTO activity_log (id, at, account_id, credential_type, credential_id, credential_name, client_name, client_version, session_id, method, tool, project_id, outcome, error, duration_ms, count, fold_key, request_id) SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::uuid[], $13::text[], $14::jsonb[], $15::int4[], $16::int4[], $17::text[], $18::text[]);
+
+-- activity.insert_folding
 INSERT INTO activity_log (id, at, account_id, credential_type, credential_id, credential_name, client_name, client_version, session_id, method, tool, project_id, outcome, error, duration_ms, count, fold_key, request_id) SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::uuid[], $13::text[], $14::jsonb[], $15::int4[], $16::int4[], $17::text[], $18::text[]) ON CONFLICT (fold_key) WHERE fold_key IS NOT NULL DO UPDATE SET count = activity_log.count + EXCLUDED.count;
 
 -- activity.list

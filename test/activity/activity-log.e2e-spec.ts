@@ -7,7 +7,8 @@ import { rpc } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Every activity entry of the tenant's account. */
-const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string; error: unknown }[]> => activity(t, tenant.accountId);
+const entries = (t: TestApp, tenant: Tenant): Promise<{ outcome: string; count: number; method: string; error: unknown; duration_ms: number }[]> =>
+  activity(t, tenant.accountId);
 
 const sum = (xs: { count: number }[]) => xs.reduce((n, x) => n + x.count, 0);
 
@@ -161,7 +162,7 @@ describe('activity log', () => {
     });
   });
 
-  it('folds refusals of one credential into one entry per second, also when two instances write them', async () => {
+  it('folds refusals of one credential into one entry per second, also when two instances write them, beside accepted entries', async () => {
     const tenant = await createTenant(t);
     const credential = { type: 'api_key', id: tenant.keyId, name: 'test key' };
     const second = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -187,15 +188,20 @@ describe('activity log', () => {
       now = new Date(second.getTime() + ms);
       return instance.record(refusal);
     };
-    // 400 refusals within one second from two instances, plus 3 in the next second.
+    // 400 refusals within one second from two instances, in the same batches as 100 accepted requests
+    // (a batch with a folded entry is written by another statement than one without), plus 3 in the next second.
+    const accept = (instance: ActivityWriterService, i: number) => instance.record({ ...refusal, outcome: 'ok', error: null, durationMs: i });
     try {
-      await Promise.all(Array.from({ length: 400 }, (_, i) => refuse(i % 2 ? one : two, i % 1000)));
+      await Promise.all(Array.from({ length: 500 }, (_, i) => (i % 5 === 4 ? accept(i % 2 ? one : two, i) : refuse(i % 2 ? one : two, i % 1000))));
       await Promise.all([refuse(one, 1_000), refuse(two, 1_500), refuse(one, 1_999)]);
     } finally {
       jest.restoreAllMocks();
     }
-    const log = (await entries(t, tenant)).filter((e) => e.outcome === 'rate_limited');
-    expect(log.map((e) => e.count)).toEqual([3, 400]);
+    const log = await entries(t, tenant);
+    expect(log.filter((e) => e.outcome === 'rate_limited').map((e) => e.count)).toEqual([3, 400]);
+    const accepted = log.filter((e) => e.outcome === 'ok');
+    expect(accepted.map((e) => e.count)).toEqual(Array(100).fill(1));
+    expect(new Set(accepted.map((e) => e.duration_ms)).size).toBe(100);
   });
 
   it('lists with every filter at once and pages by cursor', async () => {
