@@ -13,12 +13,12 @@
 //   BENCH_SKIP_BUILD=true         reuse dist/
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, ROOT, startServer } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, median, saveResult } from './lib/bench.mjs';
+import { build, cpuSeconds, descendantsCpuSeconds, median, saveResult } from './lib/bench.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -31,21 +31,14 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
 
-/** CPU seconds used so far by a server's embedded PostgreSQL (postmaster and its backends). */
-function postgresCpuSeconds(server) {
+/** Bytes of WAL a server's embedded PostgreSQL has written so far (its insert position). */
+async function walBytes(server) {
+  const client = new pg.Client({ connectionString: databaseUrl(server) });
+  await client.connect();
   try {
-    const postmaster = Number(readFileSync(join(server.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    let total = cpuSeconds(postmaster);
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        if (Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) total += cpuSeconds(Number(pid));
-      } catch {
-        // gone
-      }
-    }
-    return total;
-  } catch {
-    return NaN;
+    return (await client.query(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes`)).rows[0].bytes;
+  } finally {
+    await client.end();
   }
 }
 
@@ -64,10 +57,12 @@ async function measure(target, warm) {
   ];
   const batch0 = [await metric(target.server.origin, 'reblog_activity_batch_size_sum'), await metric(target.server.origin, 'reblog_activity_batch_size_count')];
   const cpu0 = cpuSeconds(target.server.pid);
-  const pg0 = postgresCpuSeconds(target.server);
+  const pg0 = descendantsCpuSeconds(target.server.pid);
+  const wal0 = await walBytes(target.server);
   const r = await autocannon({ ...opts, duration: DURATION });
+  const wal = (await walBytes(target.server)) - wal0;
   const cpu = cpuSeconds(target.server.pid) - cpu0;
-  const pgCpu = postgresCpuSeconds(target.server) - pg0;
+  const pgCpu = descendantsCpuSeconds(target.server.pid) - pg0;
   const lag1 = [
     await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_sum'),
     await metric(target.server.origin, 'reblog_activity_commit_lag_seconds_count'),
@@ -83,11 +78,13 @@ async function measure(target, warm) {
     cpuMsPerRequest: r.requests.total ? +((1000 * cpu) / r.requests.total).toFixed(3) : null,
     // The database's share: what the log costs where the time is not the server's own.
     pgCpuMsPerRequest: r.requests.total && !Number.isNaN(pgCpu) ? +((1000 * pgCpu) / r.requests.total).toFixed(3) : null,
+    // What the log writes per answer (row and index entries, commit records): exact, unlike the CPU figures.
+    walBytesPerRequest: r.requests.total ? Math.round(wal / r.requests.total) : null,
     commitWaitMs: commits > 0 ? +((1000 * (lag1[0] - lag0[0])) / commits).toFixed(2) : null,
     entriesPerCommit: batch1[1] > batch0[1] ? +((batch1[0] - batch0[0]) / (batch1[1] - batch0[1])).toFixed(1) : null,
   };
   console.log(
-    `${result.rps} req/s, p99 ${result.p99} ms, CPU ${result.cpuMsPerRequest} + PostgreSQL ${result.pgCpuMsPerRequest} ms/req${result.commitWaitMs !== null ? `, commit wait ${result.commitWaitMs} ms, ${result.entriesPerCommit} entries/commit` : ''}`,
+    `${result.rps} req/s, p99 ${result.p99} ms, CPU ${result.cpuMsPerRequest} + PostgreSQL ${result.pgCpuMsPerRequest} ms/req, WAL ${result.walBytesPerRequest} B/req${result.commitWaitMs !== null ? `, commit wait ${result.commitWaitMs} ms, ${result.entriesPerCommit} entries/commit` : ''}`,
   );
   return result;
 }
@@ -231,6 +228,7 @@ async function main() {
         p99: m('p99'),
         cpuMsPerRequest: m('cpuMsPerRequest'),
         pgCpuMsPerRequest: m('pgCpuMsPerRequest'),
+        walBytesPerRequest: m('walBytesPerRequest'),
         commitWaitMs: m('commitWaitMs'),
         entriesPerCommit: m('entriesPerCommit'),
         rounds: runs,
@@ -245,7 +243,7 @@ async function main() {
     console.log(
       '\n' +
         table(
-          ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'PG CPU ms/req', 'commit wait ms', 'entries/commit'],
+          ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'PG CPU ms/req', 'WAL B/req', 'commit wait ms', 'entries/commit'],
           rows.map((r) => [
             r.name,
             r.rps,
@@ -253,6 +251,7 @@ async function main() {
             f(r.p99, 0),
             f(r.cpuMsPerRequest, 3),
             f(r.pgCpuMsPerRequest, 3),
+            f(r.walBytesPerRequest, 0),
             f(r.commitWaitMs, 2),
             f(r.entriesPerCommit, 1),
           ]),

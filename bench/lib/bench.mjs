@@ -128,11 +128,14 @@ export async function startProductionServer(database, adminToken, { nodeArgs = [
   return { origin: `http://127.0.0.1:${port}`, pid: server.pid, stop: server.stop };
 }
 
-/** CPU seconds (user + system) used so far by a process, from /proc (clock ticks of 10 ms); NaN when unknown. */
-export function cpuSeconds(pid) {
+/**
+ * CPU seconds (user + system) used so far by a process, from /proc (clock ticks of 10 ms); NaN when unknown.
+ * With `reaped`, also that of its children that have exited and been waited for.
+ */
+export function cpuSeconds(pid, { reaped = false } = {}) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return (Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) / 100;
   } catch {
     return NaN;
   }
@@ -140,7 +143,9 @@ export function cpuSeconds(pid) {
 
 /**
  * CPU seconds used so far by the processes started under `pid` (not `pid` itself): for our server, its
- * embedded PostgreSQL's postmaster and backends. A process that has exited is no longer counted.
+ * embedded PostgreSQL's postmaster and backends. A backend that has exited still counts: the postmaster
+ * waits for its backends, and their CPU is then added to its children's (otherwise a backend closed
+ * during a measurement would take its whole CPU out of it).
  */
 export function descendantsCpuSeconds(pid) {
   const parents = new Map();
@@ -157,7 +162,7 @@ export function descendantsCpuSeconds(pid) {
     return false;
   };
   let total = 0;
-  for (const p of parents.keys()) if (isUnder(p)) total += cpuSeconds(p) || 0;
+  for (const p of parents.keys()) if (isUnder(p)) total += cpuSeconds(p, { reaped: true }) || 0;
   return total;
 }
 
