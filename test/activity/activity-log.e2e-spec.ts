@@ -4,6 +4,7 @@ import { ActivityWriterRepository, WRITER_CONNECTIONS } from '../../src/activity
 import { Clock } from '../../src/common/clock.js';
 import { activity, admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
+import { withClient } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Every activity entry of the tenant's account. */
@@ -202,6 +203,50 @@ describe('activity log', () => {
     const accepted = log.filter((e) => e.outcome === 'ok');
     expect(accepted.map((e) => e.count)).toEqual(Array(100).fill(1));
     expect(new Set(accepted.map((e) => e.duration_ms)).size).toBe(100);
+  });
+
+  it('writes a batch without a refusal to fold by a plain INSERT: no speculative insertion, which ON CONFLICT makes of every row', async () => {
+    const tenant = await createTenant(t);
+    const writer = t.app.get(ActivityWriterService);
+    const record = (outcome: 'ok' | 'rate_limited') =>
+      writer.record({
+        accountId: tenant.accountId,
+        credential: { type: 'api_key', id: tenant.keyId, name: 'test key' },
+        client: null,
+        sessionId: null,
+        method: 'tools/call',
+        tool: 'list_projects',
+        projectId: null,
+        outcome,
+        error: null,
+        durationMs: 1,
+        requestId: null,
+      });
+    await withClient(t.config.databaseUrl!, async (c) => {
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+      // The WAL records confirming a speculatively inserted row of this database's activity_log, since now.
+      const {
+        rows: [since],
+      } = await c.query(
+        `SELECT pg_current_wal_insert_lsn() AS lsn,
+                (SELECT oid FROM pg_database WHERE datname = current_database()) || '/' || pg_relation_filenode('activity_log') AS rel`,
+      );
+      const confirmed = async () => {
+        // The writer commits asynchronously, and only WAL flushed to disk can be read: flush it.
+        await c.query(`SELECT pg_logical_emit_message(false, 'reblog-test', '', true)`);
+        const { rows } = await c.query(
+          `SELECT count(*)::int AS n FROM pg_get_wal_records_info($1, pg_current_wal_flush_lsn())
+            WHERE record_type = 'HEAP_CONFIRM' AND block_ref LIKE '%/' || $2 || ' %'`,
+          [since.lsn, since.rel],
+        );
+        return rows[0].n;
+      };
+      await Promise.all(Array.from({ length: 50 }, () => record('ok')));
+      expect(await confirmed()).toBe(0);
+      await record('rate_limited');
+      expect(await confirmed()).toBe(1);
+    });
+    expect((await entries(t, tenant)).map((e) => e.outcome).sort()).toEqual([...Array(50).fill('ok'), 'rate_limited']);
   });
 
   it('lists with every filter at once and pages by cursor', async () => {
