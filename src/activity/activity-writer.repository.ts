@@ -70,7 +70,7 @@ const TYPES = [
   'text',
 ];
 
-const INSERT_ROWS = `INSERT INTO activity_log (${COLUMNS.join(', ')}) ` + `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
+const INSERT_ROWS = `INSERT INTO activity_log (${COLUMNS.join(', ')}) SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
 
 /**
  * One statement for any batch without a folded entry (every batch but a flood's): one array per column
@@ -83,7 +83,7 @@ const INSERT = sql<string[]>('activity.insert', INSERT_ROWS, { hot: true, prepar
  * The same for a batch holding a folded entry, which adds its count to the row already holding its
  * fold key. Only then: with ON CONFLICT, PostgreSQL inserts every row of the statement speculatively,
  * also the rows the fold key's index does not hold (a lock taken and released and one more WAL record
- * per row), ~1.5 µs of its CPU and 45 bytes of WAL per entry (bench/README.md#activity-log-and-rate-limit--npm-run-benchactivity).
+ * per row), 1–2 µs of its CPU and ~45 bytes of WAL per entry (bench/README.md#activity-log-and-rate-limit--npm-run-benchactivity).
  */
 const INSERT_FOLDING = sql<string[]>(
   'activity.insert_folding',
