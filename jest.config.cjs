@@ -50,9 +50,10 @@ module.exports = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/setup/worker-database.ts'],
   testTimeout: 30000,
   // Each test file boots the whole app in a fresh module registry, and some of it stays reachable from
-  // Node's shared state after the file ends: one worker, replaced once it holds more than this after a
-  // file, keeps the heap far from V8's limit (a run in one process grew to ~4 GB and paused for GC).
+  // Node's shared state after the file ends: a worker replaced once it holds more than this after a
+  // file keeps the heap far from V8's limit (a run in one process grew to ~4 GB and paused for GC).
   workerIdleMemoryLimit: '1GB',
 };
