@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { SharedReads } from '../common/shared-reads.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
 import { CredentialsRepository, type PrincipalRow } from './credentials.repository.js';
 import type { Principal, ReachableProject } from './principal.js';
@@ -35,6 +36,8 @@ export class PrincipalResolver {
   private readonly cache = new Map<string, Cached>();
   /** Hashes of tokens that named no valid credential, and until when that answer is reused. */
   private readonly unknown = new Map<string, number>();
+  /** Lookups under way, by token hash: a busy credential's expiry from the cache costs one query. */
+  private readonly reads = new SharedReads<Principal | null>();
   /**
    * Bumped by every invalidation. A resolve whose read started before one does not cache its
    * answer: it may have read the credential before the revocation committed, and storing it after
@@ -66,7 +69,7 @@ export class PrincipalResolver {
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) return hit.credentialExpiresAt > now ? hit.principal : null;
     if ((this.unknown.get(key) ?? 0) > now) return null;
-    return this.lookUp(key, now);
+    return this.reads.get(key, () => this.lookUp(key, now));
   }
 
   private async lookUp(key: string, now: number): Promise<Principal | null> {
@@ -82,9 +85,14 @@ export class PrincipalResolver {
     return principal && credentialExpiresAt > now ? principal : null;
   }
 
-  /** Drops one cached principal, or all of them (unknown tokens stay unknown: nothing makes one valid). */
+  /**
+   * Drops one cached principal, or all of them (unknown tokens stay unknown: nothing makes one valid),
+   * and lets no later request wait for a lookup already under way: it may have read the credential
+   * before the change.
+   */
   private invalidate(key?: string): void {
     this.generation++;
+    this.reads.forget(key);
     if (key === undefined) this.cache.clear();
     else this.cache.delete(key);
   }

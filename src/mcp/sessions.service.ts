@@ -5,6 +5,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../database/notifications.service.js';
+import { SharedReads } from '../common/shared-reads.js';
 import { isLogLevel, type LogLevel } from '../protocol/client-capabilities.js';
 import { RpcCode, RpcError } from '../protocol/json-rpc.js';
 import { SessionsRepository, type SessionRow } from './sessions.repository.js';
@@ -49,6 +50,10 @@ const PURGE_BATCH = 500;
 export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(SessionsService.name);
   private readonly cache = new Map<string, Cached>();
+  /** Reads under way, by session: a busy session's expiry from the cache costs one query. */
+  private readonly reads = new SharedReads<Cached | null>();
+  /** Bumped whenever a session is dropped from the cache: a read that started before then is not cached. */
+  private generation = 0;
   private readonly ttlMs: number;
   private timer: NodeJS.Timeout | null = null;
   private purging: Promise<unknown> | null = null;
@@ -62,9 +67,9 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     this.ttlMs = config.sessionIdleTtlS * 1_000;
     // A session ended on another instance is dropped here at once.
     notifications.subscribe(CACHE_CHANNEL, (payload) => {
-      if (payload.startsWith('session:')) this.cache.delete(payload.slice('session:'.length));
+      if (payload.startsWith('session:')) this.forget(payload.slice('session:'.length));
     });
-    notifications.onReconnect(() => this.cache.clear());
+    notifications.onReconnect(() => this.forget());
   }
 
   async create(
@@ -82,7 +87,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
   /** `logging/setLevel`: from now on, on every instance (their cached copies are dropped through CACHE_CHANNEL). */
   async setLogLevel(session: SessionInfo, principal: Principal, level: LogLevel): Promise<void> {
     const set = await this.sessions.setLogLevel(session.id, principal.credential.id, level);
-    this.cache.delete(session.id);
+    this.forget(session.id);
     if (!set) throw notFound();
   }
 
@@ -97,13 +102,32 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async read(id: string, principal: Principal, now: number): Promise<SessionInfo> {
-    const found = await this.sessions.find(id, principal.accountId);
-    if (!found) throw notFound();
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    // By account too: a read for another account's credential finds nothing, and must not answer this one.
+    const entry = await this.reads.get(`${principal.accountId} ${id}`, () => this.load(id, principal.accountId, now));
+    if (!entry) throw notFound();
+    return this.use(id, entry, principal, now);
+  }
+
+  /** The session from Postgres, cached unless it was dropped from the cache while being read. */
+  private async load(id: string, accountId: string, now: number): Promise<Cached | null> {
+    const generation = this.generation;
+    const found = await this.sessions.find(id, accountId);
+    if (!found) return null;
     // Idle time from Postgres' clock, kept on ours: instances with skewed clocks agree.
     const entry = { row: found, until: now + CACHE_MS, lastUsed: now - Number(found.idle_ms) };
-    this.cache.set(id, entry);
-    return this.use(id, entry, principal, now);
+    if (generation === this.generation) {
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      this.cache.set(id, entry);
+    }
+    return entry;
+  }
+
+  /** Drops a session (or every session) from the cache, with the reads under way: later requests read it afresh. */
+  private forget(id?: string): void {
+    this.generation++;
+    this.reads.forget();
+    if (id === undefined) this.cache.clear();
+    else this.cache.delete(id);
   }
 
   private use(id: string, entry: Cached, principal: Principal, now: number): SessionInfo | Promise<SessionInfo> {
@@ -133,7 +157,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
   /** Ends the credential's live session (else 404), answering the client it was opened by. */
   async end(id: string, principal: Principal): Promise<SessionInfo['client']> {
     const ended = await this.sessions.end(id, principal.credential.id, this.config.sessionIdleTtlS);
-    this.cache.delete(id);
+    this.forget(id);
     if (!ended) throw notFound();
     this.metrics?.sessionEnded(ended.seconds);
     return ended.client;

@@ -1,9 +1,11 @@
 import type { Express } from 'express';
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { CredentialsRepository } from '../../src/auth/credentials.repository.js';
 import { PrincipalResolver } from '../../src/auth/principal.resolver.js';
 import { RpcError } from '../../src/protocol/json-rpc.js';
+import { SessionsRepository } from '../../src/mcp/sessions.repository.js';
 import { SessionsService } from '../../src/mcp/sessions.service.js';
-import { createTenant, type Tenant } from '../support/fixtures.js';
+import { admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -67,6 +69,120 @@ describe('the /mcp hot path answers cached lookups at once', () => {
     // Over HTTP: another credential's session is the 404, and the session still serves its own credential.
     expect((await rpc(t, other.key, { jsonrpc: '2.0', id: 2, method: 'ping' }, sessionHeaders(sessionId))).status).toBe(404);
     expect((await rpc(t, tenant.key, { jsonrpc: '2.0', id: 3, method: 'ping' }, sessionHeaders(sessionId))).status).toBe(200);
+  });
+});
+
+/**
+ * Holds the next call of `object[method]` (the query runs; its answer waits) until released, and
+ * counts every call.
+ */
+function holdNextCall<T extends object>(object: T, method: keyof T & string) {
+  const original = (object[method] as (...args: unknown[]) => Promise<unknown>).bind(object);
+  let release!: () => void;
+  const gate = new Promise<void>((done) => (release = done));
+  let answered!: () => void;
+  const read = new Promise<void>((done) => (answered = done));
+  let held = false;
+  const spy = jest.spyOn(object, method as never).mockImplementation((async (...args: unknown[]) => {
+    const result = await original(...args);
+    if (!held) {
+      held = true;
+      answered();
+      await gate;
+    }
+    return result;
+  }) as never);
+  return { read, release, calls: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
+}
+
+/**
+ * When a principal or a session is not cached (first use, or its entry expired), the requests that ask
+ * for it meanwhile share one read: a busy credential's expiry costs one query, not one per request
+ * (docs/architecture.md#the-mcp-pipeline). A change made while a read is under way is not answered
+ * from that read to the requests that come after it.
+ */
+describe('requests that miss the cache together share one read', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a principal, and an unknown token, are looked up once for 20 requests at once', async () => {
+    const tenant = await createTenant(t);
+    const resolver = t.app.get(PrincipalResolver);
+    const reads = holdNextCall(t.app.get(CredentialsRepository), 'findPrincipal');
+    try {
+      const waiting = Array.from({ length: 20 }, async () => resolver.resolve(tenant.key));
+      await reads.read;
+      reads.release();
+      const principals = await Promise.all(waiting);
+      expect(new Set(principals).size).toBe(1);
+      expect(principals[0]).toMatchObject({ accountId: tenant.accountId });
+      expect(reads.calls()).toBe(1);
+      const unknown = `rbk_${'u'.repeat(40)}`;
+      expect(await Promise.all(Array.from({ length: 20 }, async () => resolver.resolve(unknown)))).toEqual(Array(20).fill(null));
+      expect(reads.calls()).toBe(2);
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('a request after a revocation does not wait for the lookup that started before it', async () => {
+    const tenant = await createTenant(t);
+    const resolver = t.app.get(PrincipalResolver);
+    const reads = holdNextCall(t.app.get(CredentialsRepository), 'findPrincipal');
+    try {
+      const before = resolver.resolve(tenant.key);
+      await reads.read; // Postgres answered: the key was valid then.
+      await admin(t, 'delete', `/admin/v1/api-keys/${tenant.keyId}`, undefined, 204);
+      // Asked while the read that began before the revocation is still under way: read afresh, refused.
+      const after = resolver.resolve(tenant.key);
+      reads.release();
+      expect(await after).toBeNull();
+      expect(reads.calls()).toBe(2);
+      expect(await before).toMatchObject({ accountId: tenant.accountId });
+      expect(await resolver.resolve(tenant.key)).toBeNull();
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('a session is read once for 20 requests at once, and a session ended meanwhile is the 404 to every later request', async () => {
+    const tenant = await createTenant(t);
+    const principal = (await t.app.get(PrincipalResolver).resolve(tenant.key))!;
+    const sessions = t.app.get(SessionsService);
+    // Made here, so not cached yet.
+    const { id } = await sessions.create(principal, '2025-11-25', { name: 'test', version: '1' });
+    const reads = holdNextCall(t.app.get(SessionsRepository), 'find');
+    try {
+      const waiting = Array.from({ length: 20 }, async () => sessions.get(id, principal));
+      await reads.read;
+      reads.release();
+      expect((await Promise.all(waiting)).map((s) => s.id)).toEqual(Array(20).fill(id));
+      expect(reads.calls()).toBe(1);
+    } finally {
+      reads.restore();
+    }
+
+    const { id: ending } = await sessions.create(principal, '2025-11-25', null);
+    const held = holdNextCall(t.app.get(SessionsRepository), 'find');
+    try {
+      const before = sessions.get(ending, principal);
+      await held.read; // Read while still live.
+      await sessions.end(ending, principal);
+      // Neither the read under way nor its answer once it arrives serves a request after the end.
+      const after = (async () => sessions.get(ending, principal))();
+      held.release();
+      await expect(after).rejects.toMatchObject({ httpStatus: 404 });
+      expect(await before).toMatchObject({ id: ending });
+      await expect((async () => sessions.get(ending, principal))()).rejects.toMatchObject({ httpStatus: 404 });
+      expect(held.calls()).toBe(3);
+    } finally {
+      held.restore();
+    }
   });
 });
 
