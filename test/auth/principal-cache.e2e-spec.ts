@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { CredentialsRepository } from '../../src/auth/credentials.repository.js';
 import { MAX_CACHED_PRINCIPALS, PrincipalResolver } from '../../src/auth/principal.resolver.js';
 import { CACHE_CHANNEL, DatabaseNotifications } from '../../src/database/notifications.service.js';
 import { startInstances, type TestDatabase } from '../support/database.js';
@@ -7,35 +7,26 @@ import { admin, createTenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
 
-const isCredentialRead = (sql: unknown) => typeof sql === 'string' && sql.includes('FROM credentials c');
-
 /**
- * Watches the resolver's real queries on `t`'s DataSource: counts its credential reads and can hold
- * the answer of the next one (the query runs in Postgres; only its result waits) until released.
+ * Watches the resolver's reads on `t` (the repository's lookup, which runs its real query): counts
+ * them and can hold the answer of the next one (the query runs in Postgres; only its result waits)
+ * until released.
  */
 function watchReads(t: TestApp) {
-  const db = t.app.get(DataSource);
-  const createQueryRunner = db.createQueryRunner.bind(db);
+  const credentials = t.app.get(CredentialsRepository);
+  const findPrincipal = credentials.findPrincipal.bind(credentials);
   let reads = 0;
   let hold: { read: () => void; gate: Promise<void> } | null = null;
-  // Every statement on TypeORM's pool runs on a query runner (src/database/sql.ts): watch theirs.
-  const spy = jest.spyOn(db, 'createQueryRunner').mockImplementation((...created: Parameters<DataSource['createQueryRunner']>) => {
-    const runner = createQueryRunner(...created);
-    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
-    runner.query = (async (...args: unknown[]) => {
-      const result = await query(...args);
-      if (isCredentialRead(args[0])) {
-        reads++;
-        const held = hold;
-        hold = null;
-        if (held) {
-          held.read();
-          await held.gate;
-        }
-      }
-      return result;
-    }) as typeof runner.query;
-    return runner;
+  const spy = jest.spyOn(credentials, 'findPrincipal').mockImplementation(async (hash) => {
+    const result = await findPrincipal(hash);
+    reads++;
+    const held = hold;
+    hold = null;
+    if (held) {
+      held.read();
+      await held.gate;
+    }
+    return result;
   });
   return {
     reads: () => reads,
