@@ -6,42 +6,10 @@ import { startInstances, type TestDatabase } from '../support/database.js';
 import { admin, createTenant } from '../support/fixtures.js';
 import { rpc } from '../support/mcp-client.js';
 import type { TestApp } from '../support/test-app.js';
+import { watchCalls } from '../support/watch-calls.js';
 
-/**
- * Watches the resolver's reads on `t` (the repository's lookup, which runs its real query): counts
- * them and can hold the answer of the next one (the query runs in Postgres; only its result waits)
- * until released.
- */
-function watchReads(t: TestApp) {
-  const credentials = t.app.get(CredentialsRepository);
-  const findPrincipal = credentials.findPrincipal.bind(credentials);
-  let reads = 0;
-  let hold: { read: () => void; gate: Promise<void> } | null = null;
-  const spy = jest.spyOn(credentials, 'findPrincipal').mockImplementation(async (hash) => {
-    const result = await findPrincipal(hash);
-    reads++;
-    const held = hold;
-    hold = null;
-    if (held) {
-      held.read();
-      await held.gate;
-    }
-    return result;
-  });
-  return {
-    reads: () => reads,
-    /** Holds the result of the next credential read: `read` resolves once Postgres answered it, `release` lets it through. */
-    holdNext() {
-      let release!: () => void;
-      let read!: () => void;
-      const gate = new Promise<void>((done) => (release = done));
-      const answered = new Promise<void>((done) => (read = done));
-      hold = { read, gate };
-      return { read: answered, release };
-    },
-    restore: () => spy.mockRestore(),
-  };
-}
+/** The resolver's reads on `t`: the repository's lookup, which runs its real query. */
+const watchReads = (t: TestApp) => watchCalls(t.app.get(CredentialsRepository), 'findPrincipal');
 
 const unknownToken = () => `rbk_${randomBytes(32).toString('base64url')}`;
 
@@ -123,23 +91,23 @@ describe('principal cache', () => {
     });
     try {
       expect(await resolver.resolve(tenant.key)).toMatchObject({ accountId: tenant.accountId });
-      expect(watch.reads()).toBe(1);
+      expect(watch.calls()).toBe(1);
       const flood = Array.from({ length: MAX_CACHED_PRINCIPALS + 100 }, unknownToken);
       for (let i = 0; i < flood.length; i += 50) {
         const answers = await Promise.all(flood.slice(i, i + 50).map(async (token) => resolver.resolve(token)));
         expect(answers.every((p) => p === null)).toBe(true);
       }
-      const readsAfterFlood = watch.reads();
+      const readsAfterFlood = watch.calls();
       expect(readsAfterFlood).toBe(1 + flood.length);
       // The valid principal is still cached: no read.
       expect(await resolver.resolve(tenant.key)).toMatchObject({ accountId: tenant.accountId });
-      expect(watch.reads()).toBe(readsAfterFlood);
+      expect(watch.calls()).toBe(readsAfterFlood);
       // A recent unknown token is answered from the (separate) negative cache; the first ones were
       // dropped from it, because it is bounded too. Both are refused.
       expect(await resolver.resolve(flood[flood.length - 1])).toBeNull();
-      expect(watch.reads()).toBe(readsAfterFlood);
+      expect(watch.calls()).toBe(readsAfterFlood);
       expect(await resolver.resolve(flood[0])).toBeNull();
-      expect(watch.reads()).toBe(readsAfterFlood + 1);
+      expect(watch.calls()).toBe(readsAfterFlood + 1);
     } finally {
       jest.useRealTimers();
       watch.restore();

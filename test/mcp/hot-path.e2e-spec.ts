@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import { CredentialsRepository } from '../../src/auth/credentials.repository.js';
+import { CACHE_CHANNEL, DatabaseNotifications } from '../../src/database/notifications.service.js';
 import { PrincipalResolver } from '../../src/auth/principal.resolver.js';
 import { RpcError } from '../../src/protocol/json-rpc.js';
 import { SessionsRepository } from '../../src/mcp/sessions.repository.js';
@@ -8,6 +9,7 @@ import { SessionsService } from '../../src/mcp/sessions.service.js';
 import { admin, createTenant, type Tenant } from '../support/fixtures.js';
 import { initSession, rpc, sessionHeaders } from '../support/mcp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { watchCalls } from '../support/watch-calls.js';
 
 /**
  * What nearly every /mcp request finds cached on its instance, its principal and its session, is
@@ -73,29 +75,6 @@ describe('the /mcp hot path answers cached lookups at once', () => {
 });
 
 /**
- * Holds the next call of `object[method]` (the query runs; its answer waits) until released, and
- * counts every call.
- */
-function holdNextCall<T extends object>(object: T, method: keyof T & string) {
-  const original = (object[method] as (...args: unknown[]) => Promise<unknown>).bind(object);
-  let release!: () => void;
-  const gate = new Promise<void>((done) => (release = done));
-  let answered!: () => void;
-  const read = new Promise<void>((done) => (answered = done));
-  let held = false;
-  const spy = jest.spyOn(object, method as never).mockImplementation((async (...args: unknown[]) => {
-    const result = await original(...args);
-    if (!held) {
-      held = true;
-      answered();
-      await gate;
-    }
-    return result;
-  }) as never);
-  return { read, release, calls: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
-}
-
-/**
  * When a principal or a session is not cached (first use, or its entry expired), the requests that ask
  * for it meanwhile share one read: a busy credential's expiry costs one query, not one per request
  * (docs/architecture.md#the-mcp-pipeline). A change made while a read is under way is not answered
@@ -113,11 +92,12 @@ describe('requests that miss the cache together share one read', () => {
   it('a principal, and an unknown token, are looked up once for 20 requests at once', async () => {
     const tenant = await createTenant(t);
     const resolver = t.app.get(PrincipalResolver);
-    const reads = holdNextCall(t.app.get(CredentialsRepository), 'findPrincipal');
+    const reads = watchCalls(t.app.get(CredentialsRepository), 'findPrincipal');
     try {
+      const held = reads.holdNext();
       const waiting = Array.from({ length: 20 }, async () => resolver.resolve(tenant.key));
-      await reads.read;
-      reads.release();
+      await held.read;
+      held.release();
       const principals = await Promise.all(waiting);
       expect(new Set(principals).size).toBe(1);
       expect(principals[0]).toMatchObject({ accountId: tenant.accountId });
@@ -133,14 +113,15 @@ describe('requests that miss the cache together share one read', () => {
   it('a request after a revocation does not wait for the lookup that started before it', async () => {
     const tenant = await createTenant(t);
     const resolver = t.app.get(PrincipalResolver);
-    const reads = holdNextCall(t.app.get(CredentialsRepository), 'findPrincipal');
+    const reads = watchCalls(t.app.get(CredentialsRepository), 'findPrincipal');
     try {
+      const held = reads.holdNext();
       const before = resolver.resolve(tenant.key);
-      await reads.read; // Postgres answered: the key was valid then.
+      await held.read; // Postgres answered: the key was valid then.
       await admin(t, 'delete', `/admin/v1/api-keys/${tenant.keyId}`, undefined, 204);
       // Asked while the read that began before the revocation is still under way: read afresh, refused.
       const after = resolver.resolve(tenant.key);
-      reads.release();
+      held.release();
       expect(await after).toBeNull();
       expect(reads.calls()).toBe(2);
       expect(await before).toMatchObject({ accountId: tenant.accountId });
@@ -150,38 +131,65 @@ describe('requests that miss the cache together share one read', () => {
     }
   });
 
-  it('a session is read once for 20 requests at once, and a session ended meanwhile is the 404 to every later request', async () => {
+  it('a session is read once for 20 requests at once', async () => {
     const tenant = await createTenant(t);
     const principal = (await t.app.get(PrincipalResolver).resolve(tenant.key))!;
     const sessions = t.app.get(SessionsService);
     // Made here, so not cached yet.
     const { id } = await sessions.create(principal, '2025-11-25', { name: 'test', version: '1' });
-    const reads = holdNextCall(t.app.get(SessionsRepository), 'find');
+    const reads = watchCalls(t.app.get(SessionsRepository), 'find');
     try {
+      const held = reads.holdNext();
       const waiting = Array.from({ length: 20 }, async () => sessions.get(id, principal));
-      await reads.read;
-      reads.release();
+      await held.read;
+      held.release();
       expect((await Promise.all(waiting)).map((s) => s.id)).toEqual(Array(20).fill(id));
       expect(reads.calls()).toBe(1);
     } finally {
       reads.restore();
     }
+  });
 
-    const { id: ending } = await sessions.create(principal, '2025-11-25', null);
-    const held = holdNextCall(t.app.get(SessionsRepository), 'find');
+  it('a session ended while it is read is the 404 to every request after the end: the read is neither joined nor cached', async () => {
+    const tenant = await createTenant(t);
+    const principal = (await t.app.get(PrincipalResolver).resolve(tenant.key))!;
+    const sessions = t.app.get(SessionsService);
+    const reads = watchCalls(t.app.get(SessionsRepository), 'find');
+    /** Ends a session made here while its first read is held (answered by Postgres while still live). */
+    const endWhileRead = async () => {
+      const { id } = await sessions.create(principal, '2025-11-25', null);
+      // Subscribed after the sessions service: called once it has handled the same notice.
+      const ended = new Promise<void>((heard) => {
+        const unsubscribe = t.app.get(DatabaseNotifications).subscribe(CACHE_CHANNEL, (payload) => {
+          if (payload !== `session:${id}`) return;
+          unsubscribe();
+          heard();
+        });
+      });
+      const held = reads.holdNext();
+      const before = sessions.get(id, principal);
+      await held.read;
+      await sessions.end(id, principal);
+      // Every instance's notice of the end, this one's included, has arrived before the read answers.
+      await ended;
+      return { id, before, release: held.release };
+    };
+    const later = (id: string) => (async () => sessions.get(id, principal))();
     try {
-      const before = sessions.get(ending, principal);
-      await held.read; // Read while still live.
-      await sessions.end(ending, principal);
-      // Neither the read under way nor its answer once it arrives serves a request after the end.
-      const after = (async () => sessions.get(ending, principal))();
-      held.release();
+      // Asked while the read that began before the end is under way.
+      const first = await endWhileRead();
+      const after = later(first.id);
+      first.release();
       await expect(after).rejects.toMatchObject({ httpStatus: 404 });
-      expect(await before).toMatchObject({ id: ending });
-      await expect((async () => sessions.get(ending, principal))()).rejects.toMatchObject({ httpStatus: 404 });
-      expect(held.calls()).toBe(3);
+      expect(await first.before).toMatchObject({ id: first.id });
+
+      // Asked once that read has answered: it was not cached.
+      const second = await endWhileRead();
+      second.release();
+      expect(await second.before).toMatchObject({ id: second.id });
+      await expect(later(second.id)).rejects.toMatchObject({ httpStatus: 404 });
     } finally {
-      held.restore();
+      reads.restore();
     }
   });
 });
