@@ -1,8 +1,9 @@
 /**
  * Reads under way, by key, shared by whoever asks for the same key meanwhile: when a cached entry that
  * many requests use expires, they wait for one read instead of each making its own (a loaded server
- * would otherwise send one identical query per request until the first answer arrives). A key that is forgotten is read afresh by the next caller, so a change announced
- * while a read was under way is never answered from that older read.
+ * would otherwise send one identical query per request until the first answer arrives). A key that is
+ * forgotten is read afresh by the next caller, so a change announced while a read was under way is
+ * never answered from that older read.
  */
 export class SharedReads<V> {
   private readonly pending = new Map<string, Promise<V>>();

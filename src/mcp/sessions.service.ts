@@ -122,7 +122,10 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy 
     return entry;
   }
 
-  /** Drops a session (or every session) from the cache, with the reads under way: later requests read it afresh. */
+  /**
+   * Drops a session (or every session) from the cache, and every read under way (they are few, and
+   * keyed by account too): later requests read afresh.
+   */
   private forget(id?: string): void {
     this.generation++;
     this.reads.forget();
