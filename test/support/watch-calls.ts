@@ -1,6 +1,6 @@
 /**
  * Watches `object[method]`, an async method that still runs for real: counts its calls, and can hold
- * the answer of the next one (the work is done; only its result waits) until released.
+ * the next answer to arrive (the work is done; only its result waits) until released.
  */
 export function watchCalls<T extends object>(object: T, method: keyof T & string) {
   const original = (object[method] as (...args: unknown[]) => Promise<unknown>).bind(object);
@@ -19,7 +19,7 @@ export function watchCalls<T extends object>(object: T, method: keyof T & string
   }) as never);
   return {
     calls: () => calls,
-    /** Holds the answer of the next call: `read` resolves once the call has its result, `release` lets it through. */
+    /** Holds the next answer to arrive: `read` resolves once that call has its result, `release` lets it through. */
     holdNext() {
       let release!: () => void;
       let answered!: () => void;
