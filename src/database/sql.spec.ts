@@ -78,4 +78,47 @@ describe('sql.ts', () => {
     await expect(row(db, byId, [10])).resolves.toEqual({ name: 'kept' });
     await expect(row(db, byId, [11])).resolves.toBeNull();
   });
+
+  describe('transaction() when PostgreSQL ends its connection', () => {
+    const backend = sql<[], { pid: number }>('sql_spec.backend', 'SELECT pg_backend_pid() AS pid');
+    const terminate = sql<[pid: number]>('sql_spec.terminate', 'SELECT pg_terminate_backend($1)');
+    const sleep = sql('sql_spec.sleep', 'SELECT pg_sleep(5)');
+
+    /** Ends the backend of `client` from another connection, as a PostgreSQL shutting down does. */
+    async function endBackendOf(client: pg.PoolClient): Promise<void> {
+      const { pid } = (await row(client, backend, []))!;
+      await run(db, terminate, [pid]);
+    }
+
+    it('between two statements: the next one fails, nothing is committed, and the connection is closed rather than lent again', async () => {
+      const closed = jest.fn();
+      await expect(
+        transaction(pool, async (client) => {
+          client.once('end', closed);
+          await affected(client, insert, [20, 'lost']);
+          const ended = new Promise((done) => client.once('end', done));
+          await endBackendOf(client);
+          await ended;
+          return affected(client, insert, [21, 'lost']);
+        }),
+      ).rejects.toThrow(/not queryable|terminat/);
+      expect(closed).toHaveBeenCalled();
+      await expect(row(db, byId, [20])).resolves.toBeNull();
+      // The pool carries on with a new connection.
+      await transaction(pool, (client) => affected(client, insert, [22, 'kept']));
+      await expect(row(db, byId, [22])).resolves.toEqual({ name: 'kept' });
+    });
+
+    it("during a statement: it fails with PostgreSQL's reason", async () => {
+      await expect(
+        transaction(pool, async (client) => {
+          const { pid } = (await row(client, backend, []))!;
+          const waiting = run(client, sleep, []);
+          await run(db, terminate, [pid]);
+          return waiting;
+        }),
+      ).rejects.toThrow(/terminating connection due to administrator command/);
+      await expect(transaction(pool, (client) => rows(client, backend, []))).resolves.toHaveLength(1);
+    });
+  });
 });

@@ -159,18 +159,26 @@ const ROLLBACK = sql('transaction.rollback', 'ROLLBACK');
 /**
  * Runs `work` in a transaction on one connection of a repository's own pg pool (TypeORM's
  * `DataSource.transaction` is for its pool): committed when `work` resolves, rolled back when it throws.
+ * A connection that PostgreSQL drops meanwhile fails the statement under way (or the next one) and is
+ * closed, not handed back to the pool.
  */
 export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // While a connection is lent, the pool no longer listens for its errors: without this listener, PostgreSQL
+  // shutting down or ending the backend would be an unhandled 'error' event, which ends the process.
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
   try {
     await run(client, BEGIN, []);
     const result = await work(client);
     await run(client, COMMIT, []);
     return result;
   } catch (err) {
-    await run(client, ROLLBACK, []).catch(() => undefined);
+    await run(client, ROLLBACK, []).catch((rollbackFailed: Error) => (broken ??= rollbackFailed));
     throw err;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }
