@@ -14,6 +14,9 @@ export function openAsyncCommitPool(db: DataSource, name: string, max: number, l
   const pool = new pg.Pool({
     connectionString: (db.options as { url?: string }).url,
     max,
+    // One connection stays open when the pool is unused, so the first write after a quiet spell does not wait for a
+    // new one (the others close after pg-pool's 10 s, as in the main pool: data-source.ts).
+    min: 1,
     application_name: `reblog-mcp-${name}`,
     options: '-c synchronous_commit=off -c statement_timeout=15000',
     connectionTimeoutMillis: 5_000,

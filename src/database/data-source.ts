@@ -59,6 +59,9 @@ export const MIGRATIONS = [
   ActivityAscendingIndexes1766400000000,
 ];
 
+/** Connections of the main pool kept open however long it is unused: enough for a few clients' calls at once. */
+export const WARM_CONNECTIONS = 2;
+
 /**
  * The one set of DataSource options, used by Nest, the migration command and the tests. It lists no
  * entities: every statement is SQL in a repository, so the app never reads TypeORM's entity metadata,
@@ -76,6 +79,10 @@ export function dataSourceOptions(url: string, overrides: { poolSize?: number } 
     logging: ['error', 'warn'],
     extra: {
       max: overrides.poolSize ?? 20,
+      // Connections beyond these close after 10 s unused (pg-pool's default). These stay, with their prepared
+      // statements: a request after a quiet spell would otherwise wait for a new connection (~20 ms of
+      // authentication here) and plan its statements afresh (bench/README.md, "After a quiet spell").
+      min: WARM_CONNECTIONS,
       // Fail fast when the database is away instead of queueing requests forever.
       connectionTimeoutMillis: 5_000,
       statement_timeout: 15_000,
