@@ -29,6 +29,7 @@ const BENCHES = [
   ['bench:sanitize', 'sanitize', { BENCH_SANITIZE_INPUTS: '200', BENCH_SANITIZE_KB: '5' }],
   ['bench:express', 'express', SHORT],
   ['bench:catalogue', 'catalogue', { ...SHORT, BENCH_PROJECTS: '50' }],
+  ['bench:quiet', 'quiet', { BENCH_ROUNDS: '1', BENCH_QUIET: '1' }],
 ];
 
 // A bench added to package.json but not here would never be run: say so rather than pass without it.
