@@ -69,6 +69,7 @@ export const WARM_CONNECTIONS = 2;
  * `npm run migration:generate`) adds them.
  */
 export function dataSourceOptions(url: string, overrides: { poolSize?: number } = {}): DataSourceOptions {
+  const max = overrides.poolSize ?? 20;
   return {
     type: 'postgres',
     url,
@@ -78,11 +79,11 @@ export function dataSourceOptions(url: string, overrides: { poolSize?: number } 
     synchronize: false,
     logging: ['error', 'warn'],
     extra: {
-      max: overrides.poolSize ?? 20,
+      max,
       // Connections beyond these close after 10 s unused (pg-pool's default). These stay, with their prepared
       // statements: a request after a quiet spell would otherwise wait for a new connection (~20 ms of
       // authentication here) and plan its statements afresh (bench/README.md, "After a quiet spell").
-      min: WARM_CONNECTIONS,
+      min: Math.min(WARM_CONNECTIONS, max),
       // Fail fast when the database is away instead of queueing requests forever.
       connectionTimeoutMillis: 5_000,
       statement_timeout: 15_000,
