@@ -94,10 +94,7 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
     this.redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SCRIPT });
     this.redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: RELEASE });
     this.redis.on('error', (err: Error) => this.down(err));
-    this.redis.on('ready', () => {
-      if (!this.up) this.log.log('Redis answers again: rate-limit windows are shared across instances.');
-      this.setUp(true);
-    });
+    this.redis.on('ready', () => this.answered());
   }
 
   /**
@@ -125,6 +122,7 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
       const [accepted, count, waitMs, resetMs, startsAt = 0] = await (tracingOn()
         ? clientSpan('EVALSHA rate_limit.sliding_window', REDIS_SPAN, () => this.redis.slidingWindow(name, ttl, limit, slot, maxWaitMs))
         : this.redis.slidingWindow(name, ttl, limit, slot, maxWaitMs));
+      if (!this.up) this.answered();
       const seconds = Math.ceil(resetMs / 1000);
       if (accepted === 1) {
         // startsAt is on Redis's clock, the one every instance's slots are placed by.
@@ -157,6 +155,7 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
       await (tracingOn()
         ? clientSpan('EVALSHA rate_limit.release_slot', REDIS_SPAN, () => this.redis.releaseSlot(name, slot))
         : this.redis.releaseSlot(name, slot));
+      if (!this.up) this.answered();
     } catch (err) {
       // Not given back: the slot passes unused, as if its request had run.
       this.metrics?.rateLimitStoreErrors.inc();
@@ -175,6 +174,15 @@ export class RedisSlidingWindowStore implements RateLimitStore, OnModuleInit, On
     if (now - this.lastWarning < WARN_EVERY_MS) return;
     this.lastWarning = now;
     this.log.warn(`Redis rate-limit store unavailable (${err.message}): each instance limits on its own until it answers again.`);
+  }
+
+  /**
+   * Redis answered: on a new connection, or a command on the same one after a command it answered too late
+   * (the connection stays up then, so no 'ready' follows).
+   */
+  private answered(): void {
+    if (!this.up) this.log.log('Redis answers again: rate-limit windows are shared across instances.');
+    this.setUp(true);
   }
 
   private setUp(up: boolean): void {

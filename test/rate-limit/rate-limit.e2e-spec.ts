@@ -305,6 +305,23 @@ describe('rate limit shared through Redis by two instances, refused at once with
     await client.close();
   });
 
+  it('a decision Redis answers too late falls back to this instance, and the next one it answers in time is shared again (reblog_rate_limit_store_up back to 1)', async () => {
+    const tenant = await createTenant(a);
+    const storeUp = async () => Number(/^reblog_rate_limit_store_up (\d)$/m.exec((await request(a.baseUrl).get('/metrics')).text)?.[1]);
+    const pauser = new Redis(redis.url);
+    try {
+      // Redis holds every client's commands for 600 ms: longer than the 250 ms the store waits for one. The connection stays up.
+      await pauser.call('CLIENT', 'PAUSE', '600', 'ALL');
+      expect((await ping(a, tenant.key)).status).toBe(200);
+      expect(await storeUp()).toBe(0);
+      await sleep(700);
+      expect((await ping(a, tenant.key)).status).toBe(200);
+      expect(await storeUp()).toBe(1);
+    } finally {
+      pauser.disconnect();
+    }
+  });
+
   it('keeps answering when Redis is down (each instance limits alone, no 5xx), and shares the window again when it is back', async () => {
     const tenant = await createTenant(a);
     await redis.stop();
