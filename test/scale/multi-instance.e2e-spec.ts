@@ -74,6 +74,17 @@ describe('several instances behind a gateway', () => {
 
   it('one credential sending 20 requests/s for 5 s across both instances gets at most 5 accepted per second in total, every refusal logged', async () => {
     const tenant = await createTenant(api1);
+    // A decision Redis answers too late (over 250 ms: a loaded machine) is made by its instance alone and may let
+    // one more request through (docs/scaling.md, "When Redis is unreachable"): each is allowed for, no more.
+    const storeErrors = async () =>
+      (
+        await Promise.all(
+          [api1, api2].map(async (s) =>
+            Number(/^reblog_rate_limit_store_errors_total (\d+)$/m.exec((await request(s.baseUrl).get('/metrics')).text)?.[1] ?? 0),
+          ),
+        )
+      ).reduce((sum, n) => sum + n, 0);
+    const errorsBefore = await storeErrors();
     type Shot = { sent: number; received: number; status: number };
     const shots: Promise<Shot>[] = [];
     const start = Date.now();
@@ -86,6 +97,7 @@ describe('several instances behind a gateway', () => {
       );
     }
     const results = await Promise.all(shots);
+    const alone = (await storeErrors()) - errorsBefore;
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([200, 429]));
     const accepted = results.filter((r) => r.status === 200).sort((a, b) => a.sent - b.sent);
     const refused = results.filter((r) => r.status === 429);
@@ -94,10 +106,10 @@ describe('several instances behind a gateway', () => {
     // [sent, received] spans all fit inside one second were accepted within one second of each other.
     for (const first of accepted) {
       const within = accepted.filter((r) => r.sent >= first.sent && r.received < first.sent + 1_000);
-      expect(within.length).toBeLessThanOrEqual(5);
+      expect(within.length).toBeLessThanOrEqual(5 + alone);
     }
     const span = Math.max(...results.map((r) => r.received)) - start;
-    expect(accepted.length).toBeLessThanOrEqual(5 * Math.ceil(span / 1_000));
+    expect(accepted.length).toBeLessThanOrEqual(5 * Math.ceil(span / 1_000) + alone);
     // Separate windows per instance would have let about twice as many through.
     expect(accepted.length).toBeGreaterThanOrEqual(10);
 
