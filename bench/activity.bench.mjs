@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, ROOT, startServer } from '../scripts/lib/server.mjs';
-import { build, cpuSeconds, descendantsCpuSeconds, median, saveResult } from './lib/bench.mjs';
+import { build, cpuSeconds, descendantsCpuSeconds, median, saveResult, table } from './lib/bench.mjs';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -170,12 +170,6 @@ async function listing(server, seeded) {
   const first = out[0].rps;
   for (const row of out) row.ratioToPage1 = +(row.rps / first).toFixed(2);
   return out;
-}
-
-function table(head, lines) {
-  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
-  const fmt = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
 async function main() {

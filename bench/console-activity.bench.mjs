@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ROOT } from '../scripts/lib/server.mjs';
-import { build, median, runMain, saveResult, startDatabase, atCleanup } from './lib/bench.mjs';
+import { build, median, runMain, saveResult, startDatabase, atCleanup, table } from './lib/bench.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 15));
@@ -60,12 +60,6 @@ async function explain(client, { statement, params }) {
   const walk = (n) => (nodes.push(n['Index Name'] ? `${n['Node Type']} ${n['Index Name']}` : n['Node Type']), (n.Plans ?? []).forEach(walk));
   walk(plan.Plan);
   return { executionMs: plan['Execution Time'], planningMs: plan['Planning Time'], nodes: [...new Set(nodes)].join(' > ') };
-}
-
-function table(head, lines) {
-  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
-  const fmt = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
 async function main() {

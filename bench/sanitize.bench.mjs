@@ -22,7 +22,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../scripts/lib/server.mjs';
-import { build, saveResult } from './lib/bench.mjs';
+import { build, saveResult, table } from './lib/bench.mjs';
 
 const INPUTS = Number(process.env.BENCH_SANITIZE_INPUTS ?? 10_000);
 const KB = Number(process.env.BENCH_SANITIZE_KB ?? 100);
@@ -87,14 +87,6 @@ const ADVERSARIAL = [
   ['U+00A0 after a tag name', (n) => '<a' + '\u00a0'.repeat(n - 2)],
 ];
 
-function table(head, rows) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const fmt = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  console.log(fmt(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(fmt(r));
-}
-
 async function main() {
   const loadBefore = loadavg();
   console.log(
@@ -122,9 +114,11 @@ async function main() {
     ratio: +(randomMs / randomBaselineMs).toFixed(1),
   };
   console.log('');
-  table(
-    ['random inputs', 'chars', 'sanitizeText ms', 'baseline ms', '× baseline'],
-    [[`${INPUTS} (seed 42)`, chars, random.sanitizeMs, random.baselineMs, random.ratio]],
+  console.log(
+    table(
+      ['random inputs', 'chars', 'sanitizeText ms', 'baseline ms', '× baseline'],
+      [[`${INPUTS} (seed 42)`, chars, random.sanitizeMs, random.baselineMs, random.ratio]],
+    ),
   );
 
   // Adversarial inputs at 1x and 2x; sanitizeDraft's tag de-duplication (was quadratic) with 10k and 20k tags.
@@ -155,17 +149,19 @@ async function main() {
     });
   }
   console.log('');
-  table(
-    ['adversarial input', 'ms at 1x', 'ms at 2x', '2x / 1x', 'baseline 2x / 1x', '× baseline at 1x', ''],
-    rows.map((r) => [
-      r.name,
-      r.ms1x,
-      r.ms2x ?? `> ${TOO_SLOW_MS} at 1x`,
-      r.scaling ?? '-',
-      r.baselineScaling ?? '-',
-      r.vsBaseline1x,
-      r.ok ? 'ok' : 'SUPER-LINEAR',
-    ]),
+  console.log(
+    table(
+      ['adversarial input', 'ms at 1x', 'ms at 2x', '2x / 1x', 'baseline 2x / 1x', '× baseline at 1x', ''],
+      rows.map((r) => [
+        r.name,
+        r.ms1x,
+        r.ms2x ?? `> ${TOO_SLOW_MS} at 1x`,
+        r.scaling ?? '-',
+        r.baselineScaling ?? '-',
+        r.vsBaseline1x,
+        r.ok ? 'ok' : 'SUPER-LINEAR',
+      ]),
+    ),
   );
   const worst = Math.max(...rows.map((r) => r.scaling ?? Infinity));
   const met = rows.every((r) => r.ok);

@@ -141,13 +141,8 @@ export function cpuSeconds(pid, { reaped = false } = {}) {
   }
 }
 
-/**
- * CPU seconds used so far by the processes started under `pid` (not `pid` itself): for our server, its
- * embedded PostgreSQL's postmaster and backends. A backend that has exited still counts: the postmaster
- * waits for its backends, and their CPU is then added to its children's (otherwise a backend closed
- * during a measurement would take its whole CPU out of it).
- */
-export function descendantsCpuSeconds(pid) {
+/** The processes started under `pid`, at any depth (not `pid` itself): for our server, its embedded PostgreSQL. */
+export function descendantPids(pid) {
   const parents = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -161,9 +156,24 @@ export function descendantsCpuSeconds(pid) {
     for (let up = parents.get(p); up !== undefined && up > 1; up = parents.get(up)) if (up === pid) return true;
     return false;
   };
-  let total = 0;
-  for (const p of parents.keys()) if (isUnder(p)) total += cpuSeconds(p, { reaped: true }) || 0;
-  return total;
+  return [...parents.keys()].filter(isUnder);
+}
+
+/**
+ * CPU seconds used so far by the processes started under `pid` (not `pid` itself): for our server, its
+ * embedded PostgreSQL's postmaster and backends. A backend that has exited still counts: the postmaster
+ * waits for its backends, and their CPU is then added to its children's (otherwise a backend closed
+ * during a measurement would take its whole CPU out of it).
+ */
+export function descendantsCpuSeconds(pid) {
+  return descendantPids(pid).reduce((total, p) => total + (cpuSeconds(p, { reaped: true }) || 0), 0);
+}
+
+/** A plain-text table: the first column left-aligned, the others right-aligned. */
+export function table(head, lines) {
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
+  const fmt = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
 /** The median of the numbers among `values` (null when there are none). */
