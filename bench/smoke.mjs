@@ -30,6 +30,7 @@ const BENCHES = [
   ['bench:express', 'express', SHORT],
   ['bench:catalogue', 'catalogue', { ...SHORT, BENCH_PROJECTS: '50' }],
   ['bench:quiet', 'quiet', { BENCH_ROUNDS: '1', BENCH_QUIET: '1' }],
+  ['bench:syscalls', 'syscalls', { BENCH_REQUESTS: '500', BENCH_CONNECTIONS: '10' }],
 ];
 
 // A bench added to package.json but not here would never be run: say so rather than pass without it.
