@@ -6,8 +6,9 @@
 // (the postmaster and its backends). Ours: `tools/list` in a 2025-11-25 session (the server as
 // `npm start` runs it), the echo `tools/call` in a session (the conformance entry point, as
 // `npm run bench` measures it), and `tools/call list_projects`. Target: our server's reads and writes per
-// request ≤ 1.25 × the floor's for the same method (an answer written in two pieces, or a round trip of
-// its own per request, makes it 1.5); the other calls (the collector's futexes, epoll) are reported.
+// request ≤ 1.25 × the floor's for the same method (an answer written in two pieces makes it 1.5, a
+// round trip to PostgreSQL of its own per request 2); the other calls (the collector's futexes, epoll)
+// are reported.
 // Writes bench/results/latest.json (key "syscalls"); needs `perf` (Debian's linux-perf) and says so
 // without it.
 //
